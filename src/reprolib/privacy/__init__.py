@@ -1,0 +1,52 @@
+"""Privacy accounting: zCDP/RDP conversions, Gaussian and selection primitives, and the Ledger.
+
+Every privacy formula of reprolib lives here once. Mechanisms touch private data only through the
+primitives below, and each primitive charges a :class:`Ledger` before it releases anything.
+"""
+
+from reprolib.privacy._conversions import BOUNDS, Bound, cks_delta, eps_to_rho, rho_to_eps
+from reprolib.privacy._gaussian import gaussian_mechanism, gaussian_rho, gaussian_sigma
+from reprolib.privacy._ledger import (
+    OVERSPEND_RTOL,
+    BudgetExceededError,
+    Charge,
+    Ledger,
+    PrivacyBudget,
+)
+from reprolib.privacy._neighbours import (
+    NeighbourRelation,
+    marginal_l1_sensitivity,
+    marginal_l2_sensitivity,
+)
+from reprolib.privacy._rdp import gaussian_rdp, rdp_to_eps
+from reprolib.privacy._selection import (
+    exponential_mechanism,
+    exponential_mechanism_epsilon,
+    exponential_mechanism_rho,
+    gumbel_top_k,
+)
+
+__all__ = [
+    "BOUNDS",
+    "OVERSPEND_RTOL",
+    "Bound",
+    "BudgetExceededError",
+    "Charge",
+    "Ledger",
+    "NeighbourRelation",
+    "PrivacyBudget",
+    "cks_delta",
+    "eps_to_rho",
+    "exponential_mechanism",
+    "exponential_mechanism_epsilon",
+    "exponential_mechanism_rho",
+    "gaussian_mechanism",
+    "gaussian_rdp",
+    "gaussian_rho",
+    "gaussian_sigma",
+    "gumbel_top_k",
+    "marginal_l1_sensitivity",
+    "marginal_l2_sensitivity",
+    "rdp_to_eps",
+    "rho_to_eps",
+]

@@ -1,0 +1,69 @@
+"""Rényi DP of the Gaussian mechanism and RDP -> (epsilon, delta) conversion over a grid of orders."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+from reprolib.privacy import _validate
+
+RdpConversion = Literal["improved", "classic"]
+
+
+def gaussian_rdp(alpha: float | np.ndarray, sigma: float, sensitivity: float) -> np.ndarray:
+    """RDP of the Gaussian mechanism at order(s) ``alpha``: alpha * sensitivity**2 / (2 sigma**2).
+
+    Mironov (2017), Table 2; ``sigma`` is the standard deviation of the added noise and
+    ``sensitivity`` the L2 sensitivity of the query (same units as the query).
+    """
+    sigma = _validate.positive("sigma", sigma)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
+    orders = _orders(alpha)
+    return orders * sensitivity**2 / (2.0 * sigma**2)
+
+
+def rdp_to_eps(
+    orders: np.ndarray | list[float],
+    rdp: np.ndarray | list[float],
+    delta: float,
+    *,
+    conversion: RdpConversion = "improved",
+) -> tuple[float, float]:
+    """Smallest epsilon over the given orders such that the RDP curve implies (epsilon, delta)-DP.
+
+    Args:
+        orders: Rényi orders alpha > 1.
+        rdp: RDP epsilons at those orders (same length).
+        delta: target delta in (0, 1).
+        conversion: ``"classic"`` is Mironov (2017), Prop. 3: eps = rdp + log(1/delta)/(alpha-1).
+            ``"improved"`` is Canonne–Kamath–Steinke (2020, Prop. 12) / Balle et al. (2020, Thm. 21):
+            eps = rdp + log(1 - 1/alpha) - (log(delta) + log(alpha))/(alpha - 1).
+
+    Returns:
+        (epsilon, the order that attains it). A finite grid can only over-estimate epsilon.
+    """
+    delta = _validate.probability("delta", delta)
+    alphas = _orders(orders)
+    values = np.asarray(rdp, dtype=float)
+    if values.shape != alphas.shape:
+        raise ValueError(f"orders and rdp must have the same shape, got {alphas.shape} and {values.shape}")
+    if np.any(np.isnan(values)) or np.any(values < 0):
+        raise ValueError("rdp values must be non-negative numbers")
+    log_delta = math.log(delta)
+    if conversion == "classic":
+        eps = values - log_delta / (alphas - 1.0)
+    elif conversion == "improved":
+        eps = values + np.log1p(-1.0 / alphas) - (log_delta + np.log(alphas)) / (alphas - 1.0)
+    else:
+        raise ValueError(f"conversion must be 'improved' or 'classic', got {conversion!r}")
+    best = int(np.argmin(eps))
+    return max(0.0, float(eps[best])), float(alphas[best])
+
+
+def _orders(alpha: float | np.ndarray | list[float]) -> np.ndarray:
+    orders = np.atleast_1d(np.asarray(alpha, dtype=float))
+    if orders.size == 0 or np.any(~np.isfinite(orders)) or np.any(orders <= 1.0):
+        raise ValueError("Rényi orders must be finite and > 1")
+    return orders

@@ -1,0 +1,79 @@
+"""Gaussian mechanism: calibration against closed forms and OpenDP, ledger charges, noise scale."""
+
+import math
+
+import numpy as np
+import opendp.prelude as dp
+import pytest
+
+from reprolib.privacy import (
+    BudgetExceededError,
+    Ledger,
+    NeighbourRelation,
+    PrivacyBudget,
+    gaussian_mechanism,
+    gaussian_rho,
+    gaussian_sigma,
+    marginal_l1_sensitivity,
+    marginal_l2_sensitivity,
+)
+
+dp.enable_features("contrib")
+
+
+@pytest.mark.parametrize(("sigma", "sensitivity"), [(1.0, 1.0), (3.0, math.sqrt(2)), (0.1, 7.0)])
+def test_rho_matches_opendp(sigma, sensitivity):
+    space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+    opendp_rho = dp.m.make_gaussian(*space, scale=sigma).map(sensitivity)
+    assert gaussian_rho(sigma, sensitivity) == pytest.approx(opendp_rho, rel=1e-12)
+
+
+def test_sigma_inverts_rho():
+    for rho in [1e-6, 0.03, 2.0]:
+        for sensitivity in [1.0, math.sqrt(2), 10.0]:
+            assert gaussian_rho(gaussian_sigma(rho, sensitivity), sensitivity) == pytest.approx(rho)
+
+
+def test_marginal_sensitivities():
+    assert marginal_l1_sensitivity(NeighbourRelation.ADD_REMOVE) == 1
+    assert marginal_l1_sensitivity(NeighbourRelation.REPLACE_ONE, 3) == 6
+    assert marginal_l2_sensitivity(NeighbourRelation.ADD_REMOVE, 4) == 2
+    assert marginal_l2_sensitivity(NeighbourRelation.REPLACE_ONE, 8) == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="positive integer"):
+        marginal_l2_sensitivity(NeighbourRelation.ADD_REMOVE, 0)
+
+
+def _ledger(rho: float) -> Ledger:
+    return Ledger(PrivacyBudget(rho=rho, relation=NeighbourRelation.REPLACE_ONE))
+
+
+def test_mechanism_charges_and_noise_has_the_calibrated_scale():
+    ledger = _ledger(0.5)
+    sensitivity = marginal_l2_sensitivity(ledger.relation)
+    sigma = gaussian_sigma(0.5, sensitivity)
+    values = np.zeros(400_000)
+    noisy = gaussian_mechanism(values, sigma=sigma, sensitivity=sensitivity,
+                               rng=np.random.default_rng(7), ledger=ledger, label="marginal (a, b)")
+    assert ledger.spent_rho == pytest.approx(0.5, rel=1e-15)
+    assert ledger.is_exhausted()
+    (charge,) = ledger.charges
+    assert charge.details["sigma"] == sigma and charge.mechanism == "gaussian"
+    # the sample standard deviation of 400k draws is within 0.5 % of sigma with overwhelming probability
+    assert np.std(noisy) == pytest.approx(sigma, rel=5e-3)
+    assert abs(np.mean(noisy)) < 5 * sigma / math.sqrt(values.size)
+
+
+def test_refused_charge_releases_nothing():
+    ledger = _ledger(0.1)
+    with pytest.raises(BudgetExceededError, match="budget of 0.1"):
+        gaussian_mechanism(np.zeros(3), sigma=1.0, sensitivity=1.0,
+                           rng=np.random.default_rng(0), ledger=ledger, label="too expensive")
+    assert ledger.charges == ()
+
+
+def test_same_seed_same_noise():
+    def run():
+        return gaussian_mechanism(np.arange(5.0), sigma=2.0, sensitivity=1.0,
+                                  rng=np.random.default_rng(3), ledger=_ledger(1.0), label="x")
+
+    np.testing.assert_array_equal(run(), run())

@@ -1,0 +1,68 @@
+"""Exponential mechanism and Gumbel top-k: exact sampling distribution and zCDP charges."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from reprolib.privacy import (
+    Ledger,
+    NeighbourRelation,
+    PrivacyBudget,
+    exponential_mechanism,
+    exponential_mechanism_epsilon,
+    exponential_mechanism_rho,
+    gumbel_top_k,
+)
+
+
+def _ledger(rho: float = 1e6) -> Ledger:
+    return Ledger(PrivacyBudget(rho=rho, relation=NeighbourRelation.ADD_REMOVE))
+
+
+def test_rho_closed_form_and_inverse():
+    assert exponential_mechanism_rho(2.0) == 0.5
+    assert exponential_mechanism_epsilon(0.5) == pytest.approx(2.0)
+
+
+def test_exponential_mechanism_samples_the_softmax():
+    scores = np.array([0.0, 1.0, 2.0, 4.0])
+    epsilon, sensitivity = 1.5, 2.0
+    expected = np.exp(epsilon * scores / (2 * sensitivity))
+    expected /= expected.sum()
+    rng = np.random.default_rng(11)
+    ledger = _ledger()
+    draws = [exponential_mechanism(scores, epsilon=epsilon, sensitivity=sensitivity, rng=rng,
+                                   ledger=ledger, label="select") for _ in range(20_000)]
+    counts = np.bincount(draws, minlength=scores.size)
+    assert stats.chisquare(counts, expected * len(draws)).pvalue > 1e-3
+    assert ledger.spent_rho == pytest.approx(20_000 * epsilon**2 / 8)
+
+
+def test_gumbel_top_k_charges_k_rounds_and_returns_distinct_indices():
+    ledger = _ledger()
+    chosen = gumbel_top_k(np.arange(10.0), 3, epsilon=0.8, sensitivity=1.0,
+                          rng=np.random.default_rng(0), ledger=ledger, label="top-3")
+    assert len(set(chosen.tolist())) == 3
+    assert ledger.spent_rho == pytest.approx(3 * 0.8**2 / 8)
+
+
+def test_gumbel_top_1_has_the_exponential_mechanism_distribution():
+    scores = np.array([3.0, 1.0, 0.0])
+    rng = np.random.default_rng(5)
+    draws = [int(gumbel_top_k(scores, 1, epsilon=1.0, sensitivity=1.0, rng=rng, ledger=_ledger(),
+                              label="x")[0]) for _ in range(20_000)]
+    expected = np.exp(scores / 2) / np.exp(scores / 2).sum()
+    counts = np.bincount(draws, minlength=3)
+    assert stats.chisquare(counts, expected * len(draws)).pvalue > 1e-3
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        gumbel_top_k(np.ones(3), 0, epsilon=1.0, sensitivity=1.0, rng=np.random.default_rng(0),
+                     ledger=_ledger(), label="x")
+    with pytest.raises(ValueError, match="exceeds the number of candidates"):
+        gumbel_top_k(np.ones(3), 4, epsilon=1.0, sensitivity=1.0, rng=np.random.default_rng(0),
+                     ledger=_ledger(), label="x")
+    with pytest.raises(ValueError, match="finite"):
+        exponential_mechanism(np.array([0.0, np.nan]), epsilon=1.0, sensitivity=1.0,
+                              rng=np.random.default_rng(0), ledger=_ledger(), label="x")
