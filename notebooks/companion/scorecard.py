@@ -1,0 +1,54 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Scorecard
+#
+# Every reproduction check of the book, evaluated on the results recorded in `results/` when this
+# page was built (`reprolib check` prints the same table). Kinds: **exact** (must match exactly),
+# **band** (within a stated tolerance of the paper's number), **claim** (a paper's qualitative
+# claim, tested on what was run), **regression** (smoke-scale numbers recomputed now equal the
+# recorded ones). `missing` means the results a check needs were not recorded: it counts as failed.
+
+# %% tags=["parameters"]
+scale = "small"
+device = "auto"
+
+# %%
+from myst_nb import glue
+
+from reprolib.experiments import artifact_status
+from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+
+card = scorecard_frame(evaluate_checks(checks_of()))
+counts = card["status"].value_counts()
+glue("n_checks", len(card), display=False)
+glue("n_passed", int(counts.get("pass", 0)), display=False)
+print(f"{counts.get('pass', 0)} of {len(card)} checks pass "
+      f"({counts.get('fail', 0)} fail, {counts.get('missing', 0)} missing results)")
+
+# %%
+columns = ["paper", "check", "kind", "scale", "data", "status", "observed", "expected"]
+card[columns].style.hide(axis="index").map(
+    lambda status: {"pass": "color: green", "fail": "color: red"}.get(status, "color: orange"),
+    subset=["status"],
+)
+
+# %% [markdown]
+# ## Which artifacts are re-run
+#
+# Papers whose artifacts are not re-run yet have no checks above. This table (also printed by
+# `reprolib list`) shows every artifact of the four papers, its notebook, and the scales at which
+# results are recorded.
+
+# %%
+artifact_status().style.hide(axis="index")

@@ -1,0 +1,114 @@
+"""Executing the jupytext notebooks with papermill into ``book/generated``."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import os
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from reprolib._paths import generated_dir, repo_root
+from reprolib.experiments import Artifact
+
+KERNEL = "python3"  # every notebook header names this kernel; papermill needs it explicitly
+# The kernel must draw figures inline: a non-interactive MPLBACKEND (e.g. Agg, set for tests) would
+# make glued figures render as the text "<Figure ...>".
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook raised; the message names the notebook, the cell and the error."""
+
+
+@dataclasses.dataclass(frozen=True)
+class NotebookRun:
+    """One execution of a notebook with its parameters, and where the executed copy goes."""
+
+    source: Path
+    output: Path
+    parameters: Mapping[str, object]
+
+
+def parameter_names(source: Path) -> list[str]:
+    """Names assigned in the notebook's cell tagged ``parameters``."""
+    import jupytext
+
+    notebook = jupytext.read(source)
+    for cell in notebook.cells:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            tree = ast.parse(cell.source)
+            return [target.id for node in tree.body if isinstance(node, ast.Assign)
+                    for target in node.targets if isinstance(target, ast.Name)]
+    raise ValueError(f"{source} has no cell tagged 'parameters'")
+
+
+def plan_run(artifact: Artifact, *, scale: str, device: str,
+             extra: Mapping[str, object] | None = None) -> NotebookRun:
+    """The papermill run of ``artifact``: its variant's parameters, then scale, device and ``extra``.
+
+    Unknown parameter names raise a ValueError listing the notebook's parameters (papermill would
+    only warn and run with the defaults).
+    """
+    if artifact.notebook is None:
+        raise ValueError(f"artifact {artifact.id} has no notebook yet (see `reprolib list`)")
+    source = repo_root() / artifact.notebook
+    parameters = {**artifact.parameters, "scale": scale, "device": device, **(extra or {})}
+    known = parameter_names(source)
+    unknown = sorted(set(parameters) - set(known))
+    if unknown:
+        raise ValueError(f"{artifact.notebook} has no parameter(s) {unknown}; its parameters are {known}")
+    output = generated_dir() / f"{artifact.generated_name}.ipynb"
+    return NotebookRun(source=source, output=output, parameters=parameters)
+
+
+@contextlib.contextmanager
+def _inline_figures() -> Iterator[None]:
+    previous = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = INLINE_BACKEND
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["MPLBACKEND"]
+        else:
+            os.environ["MPLBACKEND"] = previous
+
+
+def execute(run: NotebookRun, *, progress: bool = False) -> float:
+    """Execute ``run`` with papermill; returns the wall time in seconds.
+
+    Raises:
+        NotebookFailed: naming the notebook, the failing cell (execution count and first line)
+            and the error.
+    """
+    import jupytext
+    import papermill
+
+    notebook = jupytext.read(run.source)
+    run.output.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    try:
+        with _inline_figures():
+            papermill.execute_notebook(
+                notebook, str(run.output), parameters=dict(run.parameters), kernel_name=KERNEL,
+                language="python", cwd=str(repo_root()), progress_bar=progress,
+            )
+    except papermill.PapermillExecutionError as error:
+        first_line = (error.source or "").strip().splitlines()[:1]
+        raise NotebookFailed(
+            f"{run.source.relative_to(repo_root())} failed in cell [{error.exec_count}] "
+            f"({first_line[0] if first_line else 'empty cell'!r}): {error.ename}: {error.evalue}. "
+            f"The partly executed notebook is {run.output}"
+        ) from None
+    return time.perf_counter() - started
+
+
+def literal(text: str) -> object:
+    """A ``-p NAME VALUE`` value: a Python literal when it parses as one (1e-5, [1, 2], True), else text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text

@@ -1,0 +1,140 @@
+"""The command line: ``reprolib list | run | batch | check``.
+
+Run ``reprolib --help`` or ``python -m reprolib --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reprolib._device import DEVICES
+from reprolib.experiments import PAPERS, SCALES, artifact_status, artifacts_of, get_artifact
+
+DEFAULT_SCALE = "small"
+
+
+def _print_table(rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+
+
+def _list(args: argparse.Namespace) -> int:
+    status = artifact_status(args.paper)
+    rows = [["id", "paper", "title", "notebook", "results (" + "/".join(SCALES) + ")"]]
+    for _, row in status.iterrows():
+        results = " ".join(s if row[f"results_{s}"] else "-" * len(s) for s in SCALES)
+        rows.append([row["id"], row["paper"], row["title"][:60], row["notebook"], results])
+    _print_table(rows)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from reprolib._notebooks import NotebookFailed, execute, literal, plan_run
+
+    artifact = get_artifact(args.artifact)
+    extra = {name: literal(value) for name, value in args.parameter}
+    run = plan_run(artifact, scale=args.scale, device=args.device, extra=extra)
+    try:
+        seconds = execute(run, progress=True)
+    except NotebookFailed as failure:
+        print(f"error: {failure}", file=sys.stderr)
+        return 1
+    print(f"{artifact.id}: {run.output} ({seconds:.1f} s)")
+    return 0
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from reprolib._notebooks import NotebookFailed, execute, plan_run
+
+    runnable = [a for a in artifacts_of(args.paper) if a.runnable and a.id != "scorecard"]
+    if args.paper is None:  # the scorecard reads every result, so it runs last
+        runnable.append(get_artifact("scorecard"))
+    runs = {}
+    for artifact in runnable:  # artifacts sharing a notebook variant run it once
+        run = plan_run(artifact, scale=args.scale, device=args.device)
+        runs.setdefault(run.output, (artifact, run))
+    failures = []
+    with tqdm(total=len(runs), unit="notebook", file=sys.stderr) as bar:
+        for artifact, run in runs.values():
+            bar.set_description(artifact.id)
+            try:
+                seconds = execute(run)
+                bar.write(f"ok    {artifact.id:<24} {seconds:7.1f} s  {run.output}")
+            except NotebookFailed as failure:
+                bar.write(f"FAIL  {artifact.id:<24} {failure}")
+                failures.append(artifact.id)
+            bar.update()
+    if failures:
+        print(f"error: {len(failures)} notebook(s) failed: {', '.join(failures)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+
+    checks = checks_of(args.paper)
+    if not checks:
+        print(f"no checks are defined for {args.paper!r} yet", file=sys.stderr)
+        return 1
+    card = scorecard_frame(evaluate_checks(checks))
+    columns = ["status", "kind", "scale", "check", "observed"]
+    _print_table([columns] + card[columns].astype(str).values.tolist())
+    failed = card[card["status"] != "pass"]
+    print(f"\n{len(card) - len(failed)} passed, {len(failed)} failed")
+    for _, row in failed.iterrows():
+        print(f"  {row['check']} ({row['status']}): observed {row['observed']}; "
+              f"expected {row['expected']}", file=sys.stderr)
+    return 1 if len(failed) else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``reprolib`` command."""
+    parser = argparse.ArgumentParser(
+        prog="reprolib", description="Re-run and check the figures and tables of AIM, PrivPGD, "
+        "RAP++ and the slicing mechanism.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    papers = sorted(PAPERS)
+
+    listing = commands.add_parser("list", help="every artifact, its notebook and its results")
+    listing.add_argument("--paper", choices=papers)
+    listing.set_defaults(handler=_list)
+
+    run = commands.add_parser("run", help="execute one artifact's notebook into book/generated")
+    run.add_argument("artifact", help="artifact id, e.g. prelim-conversions (see `reprolib list`)")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                     metavar=("NAME", "VALUE"), help="notebook parameter (a Python literal or text)")
+    run.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
+    run.add_argument("--device", choices=DEVICES, default="auto")
+    run.set_defaults(handler=_run)
+
+    batch = commands.add_parser("batch", help="execute every notebook (of a paper)")
+    batch.add_argument("--paper", choices=papers)
+    batch.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
+    batch.add_argument("--device", choices=DEVICES, default="auto")
+    batch.set_defaults(handler=_batch)
+
+    check = commands.add_parser("check", help="evaluate the reproduction checks; exit 1 if one fails")
+    check.add_argument("--paper", choices=papers)
+    check.set_defaults(handler=_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``reprolib`` and ``python -m reprolib``."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (KeyError, ValueError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

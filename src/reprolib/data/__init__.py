@@ -1,0 +1,43 @@
+"""Data layer: domains, integer-coded datasets, raw tables, images, and the dataset registry.
+
+Data files are read from a data directory (:func:`data_dir`), checked against recorded
+SHA-256 sums, and never copied into the repository.
+"""
+
+from reprolib.data._containers import ColumnKind, ImageSet, RawTable
+from reprolib.data._discretise import ColumnCoding, Discretisation, discretise, fit_discretisation
+from reprolib.data._domain import Dataset, Domain
+from reprolib.data._errors import DataError
+from reprolib.data._folktables import ACS_TASKS, AcsSchema, acs_schema, load_acs_task
+from reprolib.data._info import DatasetInfo, DatasetKind
+from reprolib.data._loaders_tables import SDNIST_EXCERPTS, sdnist_discretisation
+from reprolib.data._paths import DATA_DIR_ENV, data_dir, user_cache_dir, verify_file
+from reprolib.data._registry import dataset_info, list_datasets, load_dataset
+
+__all__ = [
+    "ACS_TASKS",
+    "DATA_DIR_ENV",
+    "SDNIST_EXCERPTS",
+    "AcsSchema",
+    "ColumnCoding",
+    "ColumnKind",
+    "DataError",
+    "Dataset",
+    "DatasetInfo",
+    "DatasetKind",
+    "Discretisation",
+    "Domain",
+    "ImageSet",
+    "RawTable",
+    "acs_schema",
+    "data_dir",
+    "dataset_info",
+    "discretise",
+    "fit_discretisation",
+    "list_datasets",
+    "load_acs_task",
+    "load_dataset",
+    "sdnist_discretisation",
+    "user_cache_dir",
+    "verify_file",
+]

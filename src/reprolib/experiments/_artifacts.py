@@ -1,0 +1,148 @@
+"""The catalogue of artifacts: every figure and table of the four papers, and the notebook behind it.
+
+An artifact id (``aim-fig1``, ``privpgd-tab3``, ...) names one figure or table; DESIGN.md fixes the
+ids. Several artifacts can share a notebook run with different parameters (PrivPGD Figures 1, 4
+and 5 are one notebook at three epsilons). Artifacts whose notebook is not written yet have
+``notebook=None`` and are listed as such, never hidden.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+PAPERS = {
+    "preliminaries": "Privacy preliminaries (this book)",
+    "aim": "AIM (McKenna, Mullins, Sheldon, Miklau; VLDB 2022)",
+    "privpgd": "PrivPGD (Donhauser, Abad, Hulkund, Yang; ICML 2024)",
+    "rappp": "RAP++ (Vietri, Archambeau, Aydore, Brown, Kearns, Roth, Siva, Tang, Wu; NeurIPS 2022)",
+    "slicing": "Slicing mechanism (Greenewald, Yu, Wang, Xu; NeurIPS 2024)",
+    "companion": "The companion itself",
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Artifact:
+    """One figure or table (or companion page) and how to produce it.
+
+    Attributes:
+        id: the artifact id used by the CLI, the results store and the scorecard.
+        paper: key of :data:`PAPERS`.
+        title: what the artifact shows.
+        notebook: the jupytext source relative to the repository root, or None if not written yet.
+        variant: suffix of the generated notebook when one notebook serves several artifacts.
+        parameters: papermill parameters that select this artifact's variant.
+    """
+
+    id: str
+    paper: str
+    title: str
+    notebook: str | None = None
+    variant: str = ""
+    parameters: Mapping[str, object] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.paper not in PAPERS:
+            raise ValueError(f"artifact {self.id}: unknown paper {self.paper!r}; known: {list(PAPERS)}")
+        object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
+
+    @property
+    def runnable(self) -> bool:
+        """Whether a notebook exists for this artifact."""
+        return self.notebook is not None
+
+    @property
+    def generated_name(self) -> str:
+        """Path of the executed notebook below ``book/generated`` (without suffix)."""
+        if self.notebook is None:
+            raise ValueError(f"artifact {self.id} has no notebook yet")
+        stem = Path(self.notebook).stem
+        folder = Path(self.notebook).parent.name
+        return f"{folder}/{stem}-{self.variant}" if self.variant else f"{folder}/{stem}"
+
+
+def _pending(paper: str, ids_and_titles: list[tuple[str, str]]) -> list[Artifact]:
+    return [Artifact(id=i, paper=paper, title=t) for i, t in ids_and_titles]
+
+
+ARTIFACTS: tuple[Artifact, ...] = (
+    Artifact(id="prelim-conversions", paper="preliminaries",
+             title="zCDP to (epsilon, delta): CKS vs Bun-Steinke, and the Gaussian noise each needs",
+             notebook="notebooks/preliminaries/conversions.py"),
+    Artifact(id="scorecard", paper="companion", title="Reproduction scorecard of every check",
+             notebook="notebooks/companion/scorecard.py"),
+    *_pending("aim", [
+        ("aim-tab1", "Taxonomy of mechanisms (workload-, data-, budget-, efficiency-aware)"),
+        ("aim-tab2", "The six datasets"),
+        ("aim-tab3", "Structural zeros"),
+        ("aim-fig1", "Workload error vs epsilon, all 3-way marginals"),
+        ("aim-fig2", "Workload error vs epsilon, target workload"),
+        ("aim-fig3", "Workload error vs epsilon, skewed workload"),
+        ("aim-fig4ab", "Tuning model capacity"),
+        ("aim-fig4c", "Uncertainty quantification"),
+        ("aim-fig5", "Subsampling fraction that matches AIM's error"),
+        ("aim-fig6", "AIM runtime vs epsilon"),
+        ("aim-fig7", "MWEM+PGM vs MWEM+relaxed projection"),
+    ]),
+    *_pending("privpgd", [
+        ("privpgd-fig1", "Four errors relative to PrivPGD at epsilon 2.5"),
+        ("privpgd-fig2", "SW1 and TV distances at epsilon 2.5"),
+        ("privpgd-fig3", "Domain constraint (one thresholding query), epsilon 2.5"),
+        ("privpgd-fig4", "Four errors relative to PrivPGD at epsilon 1.0"),
+        ("privpgd-fig5", "Four errors relative to PrivPGD at epsilon 0.2"),
+        ("privpgd-fig6", "SW1 and TV distances at epsilon 1.0"),
+        ("privpgd-fig7", "SW1 and TV distances at epsilon 0.2"),
+        *[(f"privpgd-tab{k}", f"Full numeric results, {which}, epsilon {eps}")
+          for k, (which, eps) in enumerate(
+              [("ACS", 2.5), ("regression + Diabetes", 2.5), ("ACS", 1.0),
+               ("regression + Diabetes", 1.0), ("ACS", 0.2), ("regression + Diabetes", 0.2)],
+              start=1)],
+    ]),
+    *_pending("rappp", [
+        ("rappp-fig1", "Sigma annealing vs fixed sigma"),
+        ("rappp-fig2", "Mixed-marginal error, RAP++ vs PGM"),
+        ("rappp-fig3", "F1 vs runtime, hyper-parameter sensitivity"),
+        ("rappp-fig4", "Single-task ML, ACS-NY"),
+        ("rappp-fig5", "Multitask ML"),
+        ("rappp-fig6", "Sigma annealing on five datasets"),
+        ("rappp-fig7", "Categorical- and mixed-marginal error, all five tasks"),
+        ("rappp-fig8", "Single-task ML, all 25 datasets"),
+        ("rappp-fig9", "Multitask ML, five states"),
+        ("rappp-tab1", "Single-task ACS datasets"),
+        ("rappp-tab2", "Synthetic-data mechanisms compared"),
+        ("rappp-tab3", "Importance of numerical features"),
+        ("rappp-tab4", "Feature descriptions"),
+    ]),
+    *_pending("slicing", [
+        ("slicing-tab1", "Tabular comparison at epsilon 5.1"),
+        ("slicing-tab2", "Dataset details"),
+        ("slicing-tab3", "Tabular comparison at epsilon 8.1"),
+        ("slicing-fig1", "MNIST accuracy vs epsilon"),
+        ("slicing-fig2", "MNIST to USPS domain adaptation vs epsilon"),
+    ]),
+)
+
+_BY_ID = {artifact.id: artifact for artifact in ARTIFACTS}
+
+
+def get_artifact(artifact_id: str) -> Artifact:
+    """The artifact with this id; an unknown id raises a KeyError that suggests close ids."""
+    try:
+        return _BY_ID[artifact_id]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(artifact_id, _BY_ID, n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise KeyError(f"unknown artifact {artifact_id!r}.{hint} `reprolib list` shows all ids.") from None
+
+
+def artifacts_of(paper: str | None = None) -> list[Artifact]:
+    """All artifacts, or those of one paper (an unknown paper raises a ValueError)."""
+    if paper is None:
+        return list(ARTIFACTS)
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    return [artifact for artifact in ARTIFACTS if artifact.paper == paper]

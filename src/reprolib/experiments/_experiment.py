@@ -1,0 +1,107 @@
+"""Experiments: the grid of runs behind an artifact, and running it against the results store.
+
+An :class:`Experiment` says which cells (runs) an artifact needs at a scale and how to compute one
+cell. Notebooks call :func:`run_experiment`; the scorecard's regression checks call it too, with a
+scratch store, to recompute the smoke grid. No algorithm lives in a notebook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from reprolib._device import describe_device, resolve_device
+from reprolib._paths import results_dir
+from reprolib.experiments._artifacts import get_artifact
+from reprolib.experiments._grid import run_grid
+from reprolib.experiments._scales import Scale, check_scale
+from reprolib.experiments._store import Cell, ResultsStore
+
+# artifact id -> "module:attribute" of its Experiment (imported on first use, so that listing
+# artifacts does not import torch, JAX or mbi).
+_EXPERIMENTS = {
+    "prelim-conversions": "reprolib.experiments.preliminaries:CONVERSIONS",
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Experiment:
+    """The runs behind one artifact.
+
+    Attributes:
+        artifact: the artifact id.
+        cells: ``cells(scale, overrides)`` -> the cells of the grid at that scale; ``overrides``
+            are user parameters (e.g. a different epsilon list) that change the grid.
+        compute: ``compute(cell, device)`` -> the metrics of one cell.
+    """
+
+    artifact: str
+    cells: Callable[[Scale, Mapping[str, object]], list[Cell]]
+    compute: Callable[[Cell, str], Mapping[str, object]]
+
+
+def get_experiment(artifact_id: str) -> Experiment:
+    """The experiment of an artifact; artifacts without one raise a KeyError saying so."""
+    get_artifact(artifact_id)  # unknown ids get the helpful error
+    try:
+        target = _EXPERIMENTS[artifact_id]
+    except KeyError:
+        raise KeyError(f"artifact {artifact_id!r} has no experiment yet") from None
+    module, attribute = target.split(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def store_path(artifact_id: str, scale: str, root: Path | None = None) -> Path:
+    """``<results>/<paper>/<artifact>/<scale>.parquet``."""
+    artifact = get_artifact(artifact_id)
+    return (root or results_dir()) / artifact.paper / artifact.id / f"{check_scale(scale)}.parquet"
+
+
+def open_store(artifact_id: str, scale: str, root: Path | None = None) -> ResultsStore:
+    """The results store of one artifact at one scale."""
+    return ResultsStore(store_path(artifact_id, scale, root))
+
+
+def run_experiment(
+    artifact_id: str,
+    *,
+    scale: str,
+    device: str = "auto",
+    progress: bool = True,
+    results_root: Path | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> pd.DataFrame:
+    """Run (or load) an artifact's grid at ``scale`` and return one row per cell.
+
+    Cells already in the store are not recomputed, so a re-run is free and an interrupted run
+    resumes. ``results_root`` redirects the store (default: :func:`reprolib._paths.results_dir`).
+    """
+    scale = check_scale(scale)
+    experiment = get_experiment(artifact_id)
+    resolved = resolve_device(device)
+    cells = experiment.cells(scale, dict(overrides or {}))
+    return run_grid(
+        cells,
+        lambda cell: experiment.compute(cell, resolved),
+        open_store(artifact_id, scale, results_root),
+        scale=scale,
+        device=describe_device(resolved),
+        progress=progress,
+    )
+
+
+def artifact_status(paper: str | None = None, root: Path | None = None) -> pd.DataFrame:
+    """One row per artifact: id, paper, title, notebook, and ``results_<scale>`` flags."""
+    from reprolib.experiments._artifacts import artifacts_of
+    from reprolib.experiments._scales import SCALES
+
+    return pd.DataFrame([
+        {"id": a.id, "paper": a.paper, "title": a.title,
+         "notebook": a.notebook or "(not yet written)",
+         **{f"results_{scale}": store_path(a.id, scale, root).is_file() for scale in SCALES}}
+        for a in artifacts_of(paper)
+    ])

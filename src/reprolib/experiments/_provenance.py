@@ -1,0 +1,94 @@
+"""Provenance of a run: device, library versions, git revision, host and time.
+
+The versions and the git revision are looked up once per process (they cannot change while it
+runs, and asking git costs a subprocess); the time stamp is fresh on every call.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import platform
+import socket
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+#: Distributions whose versions every result records ("python" is the interpreter).
+TRACKED_DISTRIBUTIONS = ("numpy", "pandas", "scipy", "torch", "jax", "mbi", "reprolib")
+
+#: Folder, relative to the repository root, whose changes do not make the code "dirty": it holds
+#: the committed results that a grid itself writes.
+RESULTS_FOLDER = "results"
+
+_GIT_TIMEOUT_S = 10.0
+
+
+def collect_provenance(device: str) -> dict:
+    """Describe where and with what a result is being computed.
+
+    Args:
+        device: The device the computation runs on, in words, e.g. ``"cpu"`` or
+            ``"cuda:0 (NVIDIA H100)"``; recorded as given.
+
+    Returns:
+        A new dict with keys ``device``, ``versions`` (distribution name to version string,
+        ``"absent"`` when not installed), ``git_revision`` (the commit of the checkout holding
+        this package, with ``"-dirty"`` appended when tracked files outside ``results/`` or
+        untracked files differ from it; ``"unknown"`` when the package is not in a git
+        checkout), ``hostname`` and ``created_at`` (UTC, ISO 8601).
+    """
+    return {
+        "device": device,
+        "versions": dict(_versions()),
+        "git_revision": _git_revision(),
+        "hostname": socket.gethostname(),
+        "created_at": datetime.now(UTC).isoformat(),
+    }
+
+
+@functools.cache
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in TRACKED_DISTRIBUTIONS:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+@functools.cache
+def _git_revision() -> str:
+    package_dir = Path(__file__).resolve().parent
+    if "site-packages" in package_dir.parts:
+        # An installed copy: any repository around it (a .venv inside a checkout) is not its source.
+        return "unknown"
+    top_and_head = _git(["rev-parse", "--show-toplevel", "HEAD"], cwd=package_dir)
+    if top_and_head is None:
+        return "unknown"
+    toplevel, revision = top_and_head.splitlines()
+    status = _git(
+        ["status", "--porcelain", "--", ".", f":(exclude){RESULTS_FOLDER}"], cwd=Path(toplevel)
+    )
+    if status is None:
+        return "unknown"
+    return revision + ("-dirty" if status.strip() else "")
+
+
+def _git(arguments: list[str], *, cwd: Path) -> str | None:
+    """Run git and return its standard output, or None when git is missing or fails."""
+    try:
+        completed = subprocess.run(
+            ["git", *arguments],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if completed.returncode != 0:
+        return None
+    return completed.stdout

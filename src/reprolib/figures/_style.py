@@ -1,0 +1,19 @@
+"""One plot style for the whole book: sizes, fonts and the colours of the conversions."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+BOUND_STYLE = {
+    "cks": {"color": "#1f77b4", "label": "Canonne–Kamath–Steinke (2020)"},
+    "bun-steinke": {"color": "#d62728", "label": "Bun–Steinke (2016)"},
+}
+DELTA_LINESTYLE = {1e-5: "-", 1e-9: "--"}
+
+
+def new_figure(ncols: int = 1, *, width: float = 4.2, height: float = 3.2):
+    """A figure with ``ncols`` panels side by side, in the book's style."""
+    with plt.rc_context({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3}):
+        fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False,
+                                 layout="constrained")
+    return fig, axes[0]

@@ -1,0 +1,145 @@
+"""Reproduction checks and their evaluation (the scorecard's logic).
+
+Four kinds (DESIGN.md, "Scales, results and the scorecard"):
+
+* ``exact``: facts that must match exactly (dataset statistics, closed-form privacy numbers);
+* ``band``: a reproduced number within a stated tolerance of the paper's number;
+* ``claim``: a qualitative claim of a paper tested on what was run;
+* ``regression``: smoke-scale numbers recomputed now equal the recorded ones.
+
+A check reads recorded results through a :class:`CheckContext`. When the results it needs are not
+recorded, its status is ``missing`` and it counts as failed: a check is never skipped in silence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from reprolib.experiments import get_artifact, open_store, run_experiment
+
+Kind = Literal["exact", "band", "claim", "regression"]
+Status = Literal["pass", "fail", "missing"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """The result of evaluating a check: status, what was observed and what was expected."""
+
+    status: Status
+    observed: str
+    expected: str
+
+
+class MissingResults(LookupError):
+    """The recorded results a check needs do not exist; the message says how to produce them."""
+
+
+class CheckContext:
+    """Gives checks the recorded results (cached), from ``results_root`` or the default store."""
+
+    def __init__(self, results_root: Path | None = None) -> None:
+        self.results_root = results_root
+        self._frames: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def results(self, artifact_id: str, scale: str) -> pd.DataFrame:
+        """Recorded rows of an artifact at a scale; raises MissingResults if there are none."""
+        key = (artifact_id, scale)
+        if key not in self._frames:
+            store = open_store(artifact_id, scale, self.results_root)
+            if len(store) == 0:
+                raise MissingResults(
+                    f"no {scale} results recorded; run `reprolib run {artifact_id} --scale {scale}`"
+                )
+            self._frames[key] = store.frame()
+        return self._frames[key]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Check:
+    """One reproduction check of one artifact.
+
+    Attributes:
+        id: unique id, prefixed by the artifact's paper.
+        artifact: the artifact whose results it reads.
+        kind: exact, band, claim or regression.
+        scale: the scale whose recorded results it reads.
+        data: the data it ran on, in words (name the substitute where the paper's data is missing).
+        description: what is checked, with the source of the expected value.
+        evaluate: the function that computes the outcome.
+    """
+
+    id: str
+    artifact: str
+    kind: Kind
+    scale: str
+    data: str
+    description: str
+    evaluate: Callable[[CheckContext], Outcome]
+
+    @property
+    def paper(self) -> str:
+        """The paper of the check's artifact."""
+        return get_artifact(self.artifact).paper
+
+    def run(self, context: CheckContext) -> Outcome:
+        """Evaluate, turning missing results into a ``missing`` outcome."""
+        try:
+            return self.evaluate(context)
+        except MissingResults as missing:
+            return Outcome("missing", str(missing), "recorded results")
+
+
+def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 1e-6,
+                     data: str) -> Check:
+    """Recompute the smoke grid in a scratch store and compare ``metrics`` with the recorded rows."""
+
+    def evaluate(context: CheckContext) -> Outcome:
+        recorded = context.results(artifact_id, "smoke")
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = run_experiment(artifact_id, scale="smoke", device="cpu", progress=False,
+                                   results_root=Path(scratch))
+        merged = recorded.merge(fresh, on="key", how="outer", suffixes=("_rec", "_new"),
+                                indicator=True)
+        unmatched = int((merged["_merge"] != "both").sum())
+        worst = 0.0
+        for metric in metrics:
+            old = merged[f"metric.{metric}_rec"].to_numpy(float)
+            new = merged[f"metric.{metric}_new"].to_numpy(float)
+            both = merged["_merge"] == "both"
+            scale_ = np.maximum(np.abs(old[both]), np.finfo(float).tiny)
+            if both.any():
+                worst = max(worst, float(np.nanmax(np.abs(new[both] - old[both]) / scale_)))
+        ok = unmatched == 0 and worst <= rtol
+        return Outcome("pass" if ok else "fail",
+                       f"{len(fresh)} cells recomputed, {unmatched} unmatched, max rel. diff {worst:.2e}",
+                       f"same cells, rel. diff <= {rtol:g}")
+
+    return Check(id=f"{artifact_id}-regression", artifact=artifact_id, kind="regression",
+                 scale="smoke", data=data,
+                 description=f"smoke grid recomputed now equals the recorded rows ({', '.join(metrics)})",
+                 evaluate=evaluate)
+
+
+def evaluate_checks(checks: Sequence[Check], results_root: Path | None = None,
+                    ) -> list[tuple[Check, Outcome]]:
+    """Evaluate every check against the recorded results."""
+    context = CheckContext(results_root)
+    return [(check, check.run(context)) for check in checks]
+
+
+def scorecard_frame(evaluated: Sequence[tuple[Check, Outcome]]) -> pd.DataFrame:
+    """One row per check: paper, id, kind, scale, data, status, observed, expected, description."""
+    return pd.DataFrame(
+        [{"paper": c.paper, "check": c.id, "kind": c.kind, "scale": c.scale, "data": c.data,
+          "status": o.status, "observed": o.observed, "expected": o.expected,
+          "description": c.description} for c, o in evaluated],
+        columns=["paper", "check", "kind", "scale", "data", "status", "observed", "expected",
+                 "description"],
+    )
