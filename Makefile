@@ -20,6 +20,7 @@ $(VENV)/.installed: pyproject.toml requirements-lock.txt
 	touch $@
 
 test: setup
+	$(BIN)/ruff check src tests notebooks
 	$(BIN)/pytest
 
 # Execute every notebook at $(SCALE) into book/generated, then build the book strictly.

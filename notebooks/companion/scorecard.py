@@ -19,11 +19,11 @@
 # claim, tested on what was run), **regression** (smoke-scale numbers recomputed now equal the
 # recorded ones). `missing` means the results a check needs were not recorded: it counts as failed.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import artifact_status
@@ -36,7 +36,7 @@ glue("n_passed", int(counts.get("pass", 0)), display=False)
 print(f"{counts.get('pass', 0)} of {len(card)} checks pass "
       f"({counts.get('fail', 0)} fail, {counts.get('missing', 0)} missing results)")
 
-# %%
+# %% tags=["hide-input", "full-width"]
 columns = ["paper", "check", "kind", "scale", "data", "status", "observed", "expected"]
 card[columns].style.hide(axis="index").map(
     lambda status: {"pass": "color: green", "fail": "color: red"}.get(status, "color: orange"),
@@ -50,5 +50,5 @@ card[columns].style.hide(axis="index").map(
 # `reprolib list`) shows every artifact of the four papers, its notebook, and the scales at which
 # results are recorded.
 
-# %%
+# %% tags=["hide-input", "full-width"]
 artifact_status().style.hide(axis="index")

@@ -19,7 +19,7 @@
 # both on a grid of targets (`reprolib.experiments.preliminaries`) and the Gaussian noise each lets
 # a sensitivity-1 query carry. The chapter {ref}`privacy-preliminaries` derives the formulas.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
 
@@ -39,14 +39,12 @@ print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} grid points, cl
 
 # %%
 glue("fig_eps_vs_rho", eps_vs_rho(results), display=False)
-eps_vs_rho(results);
 
 # %% [markdown]
 # ## The Gaussian noise a target (ε, δ) allows
 
 # %%
 glue("fig_sigma_vs_eps", sigma_vs_eps(results), display=False)
-sigma_vs_eps(results);
 
 # %% [markdown]
 # ## The values other chapters quote

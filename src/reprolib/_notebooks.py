@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from reprolib._paths import generated_dir, repo_root
+from reprolib._paths import generated_dir, repo_root, shown
 from reprolib.experiments import Artifact
 
 KERNEL = "python3"  # every notebook header names this kernel; papermill needs it explicitly
@@ -97,11 +97,13 @@ def execute(run: NotebookRun, *, progress: bool = False) -> float:
                 language="python", cwd=str(repo_root()), progress_bar=progress,
             )
     except papermill.PapermillExecutionError as error:
+        position = next((i for i, cell in enumerate(notebook.cells, start=1)
+                         if cell.source == error.source), "?")
         first_line = (error.source or "").strip().splitlines()[:1]
         raise NotebookFailed(
-            f"{run.source.relative_to(repo_root())} failed in cell [{error.exec_count}] "
-            f"({first_line[0] if first_line else 'empty cell'!r}): {error.ename}: {error.evalue}. "
-            f"The partly executed notebook is {run.output}"
+            f"{shown(run.source)} failed in cell {position} "
+            f"({first_line[0] if first_line else 'empty cell'!r}; In [{error.exec_count}] of the "
+            f"executed notebook {shown(run.output)}): {error.ename}: {error.evalue}"
         ) from None
     return time.perf_counter() - started
 

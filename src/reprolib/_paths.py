@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 RESULTS_ENV = "REPROLIB_RESULTS_DIR"
+GENERATED_ENV = "REPROLIB_GENERATED_DIR"
 
 
 def repo_root() -> Path:
@@ -26,5 +27,17 @@ def results_dir() -> Path:
 
 
 def generated_dir() -> Path:
-    """Where papermill writes executed notebooks for the book (git-ignored)."""
-    return repo_root() / "book" / "generated"
+    """Where papermill writes executed notebooks: ``$REPROLIB_GENERATED_DIR`` or ``<repo>/book/generated``.
+
+    The book renders ``<repo>/book/generated`` (git-ignored); the override is for tests and scratch runs.
+    """
+    override = os.environ.get(GENERATED_ENV)
+    return Path(override).expanduser().resolve() if override else repo_root() / "book" / "generated"
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it, for messages."""
+    try:
+        return str(path.resolve().relative_to(repo_root()))
+    except ValueError:
+        return str(path)

@@ -59,13 +59,17 @@ def test_spent_epsilon_needs_a_delta_for_rho_budgets():
     ("kwargs", "message"),
     [
         ({"rho": 0.0, "relation": NeighbourRelation.ADD_REMOVE}, "rho must be finite and > 0"),
-        ({"rho": 1.0, "relation": "add-remove"}, "relation must be a NeighbourRelation"),
         ({"rho": 1.0, "relation": NeighbourRelation.ADD_REMOVE, "delta": 1.5}, "delta"),
     ],
 )
 def test_bad_budgets(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PrivacyBudget(**kwargs)
+
+
+def test_relation_must_be_the_enum():
+    with pytest.raises(TypeError, match="relation must be a NeighbourRelation"):
+        PrivacyBudget(rho=1.0, relation="add-remove")
 
 
 def test_negative_charge_is_refused():

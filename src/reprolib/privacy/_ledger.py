@@ -41,7 +41,7 @@ class PrivacyBudget:
     def __post_init__(self) -> None:
         _validate.positive("rho", self.rho)
         if not isinstance(self.relation, NeighbourRelation):
-            raise ValueError(f"relation must be a NeighbourRelation, got {self.relation!r}")
+            raise TypeError(f"relation must be a NeighbourRelation, got {self.relation!r}")
         _check_bound(self.bound)
         if self.delta is not None:
             _validate.probability("delta", self.delta)

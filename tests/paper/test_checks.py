@@ -1,0 +1,54 @@
+"""Checks pass on correct results, fail on wrong ones, and report missing results as failures."""
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from reprolib._paths import repo_root
+from reprolib.experiments import run_experiment
+from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+
+COMMITTED = repo_root() / "results"
+
+
+def _statuses(root):
+    card = scorecard_frame(evaluate_checks(checks_of("preliminaries"), root))
+    return dict(zip(card["check"], card["status"]))
+
+
+def test_committed_results_pass_every_check():
+    statuses = _statuses(COMMITTED)
+    assert statuses and set(statuses.values()) == {"pass"}, statuses
+
+
+def test_missing_results_are_reported_not_skipped(tmp_path):
+    statuses = _statuses(tmp_path)
+    assert set(statuses.values()) == {"missing"}
+
+
+@pytest.fixture
+def tampered(scratch_dirs):
+    """Recorded smoke and small results in which one smoke rho is off by 0.1 %."""
+    results, _ = scratch_dirs
+    run_experiment("prelim-conversions", scale="smoke", device="cpu", progress=False)
+    run_experiment("prelim-conversions", scale="small", device="cpu", progress=False)
+    path = results / "preliminaries" / "prelim-conversions" / "smoke.parquet"
+    table = pq.read_table(path)
+    frame = table.to_pandas()
+    row = frame.index[(frame["mechanism"] == "cks") & (frame["delta"] == 1e-9)
+                      & (frame["epsilon"] == 1.0)][0]
+    metrics = json.loads(frame.at[row, "metrics_json"])
+    metrics["rho"] *= 1.001
+    frame.at[row, "metrics_json"] = json.dumps(metrics)
+    tampered_table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(tampered_table.replace_schema_metadata(table.schema.metadata), path)
+    return results
+
+
+def test_wrong_results_fail_the_exact_and_regression_checks(tampered):
+    statuses = _statuses(tampered)
+    assert statuses["prelim-aim-code-rho-smoke"] == "fail"
+    assert statuses["prelim-conversions-regression"] == "fail"
+    assert statuses["prelim-aim-code-rho-small"] == "pass"  # the small results are untouched

@@ -1,0 +1,74 @@
+"""The command line as a user runs it: list, run, batch and check, and their error messages."""
+
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from reprolib import cli
+from reprolib.experiments import ARTIFACTS, Artifact
+
+
+def test_list_shows_every_artifact(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for artifact in ARTIFACTS:
+        assert artifact.id in out
+    assert "(not yet written)" in out
+
+
+def test_python_dash_m_works():
+    done = subprocess.run([sys.executable, "-m", "reprolib", "list", "--paper", "slicing"],
+                          capture_output=True, text=True, check=True)
+    assert "slicing-fig2" in done.stdout and "aim-fig1" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "prelim-conversion"], "Did you mean prelim-conversions"),
+        (["run", "aim-fig1"], "has no notebook yet"),
+        (["run", "prelim-conversions", "-p", "epsilon", "1"], "has no parameter(s) ['epsilon']"),
+    ],
+)
+def test_run_errors_say_what_to_do(argv, message, capsys, scratch_dirs):
+    assert cli.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_run_executes_the_notebook_with_parameters(scratch_dirs):
+    results, generated = scratch_dirs
+    assert cli.main(["run", "prelim-conversions", "--scale", "smoke", "--device", "cpu"]) == 0
+    notebook = nbformat.read(generated / "preliminaries" / "conversions.ipynb", as_version=4)
+    assert notebook.metadata.papermill.parameters == {"scale": "smoke", "device": "cpu"}
+    assert (results / "preliminaries" / "prelim-conversions" / "smoke.parquet").is_file()
+
+
+def test_batch_names_the_failing_notebook_and_cell(tmp_path, monkeypatch, capsys, scratch_dirs):
+    broken = tmp_path / "notebooks" / "demo" / "broken.py"
+    broken.parent.mkdir(parents=True)
+    broken.write_text(
+        '# %% tags=["parameters"]\nscale = "smoke"\ndevice = "cpu"\n\n# %%\nx = 1\n\n'
+        '# %%\nraise RuntimeError("boom")\n'
+    )
+    monkeypatch.setattr("reprolib._notebooks.repo_root", lambda: tmp_path)
+    fake = Artifact(id="demo-broken", paper="companion", title="fails on purpose",
+                    notebook="notebooks/demo/broken.py")
+    monkeypatch.setattr(cli, "artifacts_of", lambda paper=None: [fake])
+    assert cli.main(["batch", "--paper", "companion", "--scale", "smoke", "--device", "cpu"]) == 1
+    captured = capsys.readouterr()
+    report = captured.out + captured.err
+    assert "FAIL  demo-broken" in report
+    assert "notebooks/demo/broken.py failed in cell 3" in report
+    assert "RuntimeError: boom" in report
+    assert "1 notebook(s) failed: demo-broken" in captured.err
+
+
+def test_check_exit_codes(capsys, tmp_path, monkeypatch):
+    assert cli.main(["check", "--paper", "preliminaries"]) == 0
+    assert "0 failed" in capsys.readouterr().out
+    monkeypatch.setenv("REPROLIB_RESULTS_DIR", str(tmp_path))
+    assert cli.main(["check", "--paper", "preliminaries"]) == 1
+    captured = capsys.readouterr()
+    assert "missing" in captured.out and "reprolib run prelim-conversions --scale small" in captured.err
