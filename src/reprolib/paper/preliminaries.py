@@ -103,7 +103,7 @@ def _closed_form_checks(scale: str) -> list[Check]:
 
 
 CHECKS: list[Check] = [
-    *(check for scale in ("smoke", "small") for check in
+    *(check for scale in ("smoke", "small", "paper") for check in
       (_aim_rho(scale), _cks_sigma(scale), *_closed_form_checks(scale))),
     regression_check(ARTIFACT, ["rho", "sigma"], rtol=1e-9, data=DATA),
 ]
