@@ -38,13 +38,13 @@ print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} grid points, cl
 # ## ε as a function of ρ
 
 # %%
-glue("fig_eps_vs_rho", eps_vs_rho(results), display=False)
+glue("fig_eps_vs_rho", eps_vs_rho(results))
 
 # %% [markdown]
 # ## The Gaussian noise a target (ε, δ) allows
 
 # %%
-glue("fig_sigma_vs_eps", sigma_vs_eps(results), display=False)
+glue("fig_sigma_vs_eps", sigma_vs_eps(results))
 
 # %% [markdown]
 # ## The values other chapters quote
@@ -52,7 +52,8 @@ glue("fig_sigma_vs_eps", sigma_vs_eps(results), display=False)
 # PrivPGD reports ε ∈ {0.2, 1, 2.5} at δ = 1e-5; AIM uses δ = 1e-9.
 
 # %%
-quoted_table(results).style.format("{:.6g}")
+table = quoted_table(results)
+table.style.hide(axis="index").format("{:.5g}", subset=list(table.columns[1:]))
 
 # %%
 numbers = {

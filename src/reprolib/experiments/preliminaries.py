@@ -71,4 +71,6 @@ def quoted_table(frame) -> pd.DataFrame:
                              values=["metric.rho", "metric.sigma"])
     table.columns = [f"{'ρ' if m == 'metric.rho' else 'σ'} ({b})" for m, b in table.columns]
     table["σ saved by CKS (%)"] = 100 * (1 - table["σ (cks)"] / table["σ (bun-steinke)"])
-    return table
+    table = table.reset_index()
+    table["delta"] = table["delta"].map("{:g}".format)
+    return table.rename(columns={"delta": "δ", "epsilon": "ε"})

@@ -12,8 +12,13 @@ DELTA_LINESTYLE = {1e-5: "-", 1e-9: "--"}
 
 
 def new_figure(ncols: int = 1, *, width: float = 4.2, height: float = 3.2):
-    """A figure with ``ncols`` panels side by side, in the book's style."""
+    """A figure with ``ncols`` panels side by side, in the book's style.
+
+    The figure is detached from pyplot at once, so a notebook shows it exactly once: where it is
+    displayed or glued, never again by the inline backend at the end of the cell.
+    """
     with plt.rc_context({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3}):
         fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False,
                                  layout="constrained")
+    plt.close(fig)
     return fig, axes[0]
