@@ -8,6 +8,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from reprolib._paths import repo_root
 from reprolib.data._errors import DataError
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
 
 DATA_DIR_ENV = "REPROLIB_DATA_DIR"
 _USER_CACHE = Path("~/.cache/reprolib/data")
-_REPO_ROOT = Path(__file__).resolve().parents[3]  # src/reprolib/data/_paths.py -> repository
 _CHUNK = 1 << 20
 _verified: set[tuple[str, int, int, str]] = set()
 
@@ -36,7 +36,8 @@ def data_dir() -> Path:
     env = os.environ.get(DATA_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    for candidate in (_REPO_ROOT / "shared" / "data", _REPO_ROOT.parent / "shared" / "data"):
+    root = repo_root()
+    for candidate in (root / "shared" / "data", root.parent / "shared" / "data"):
         if candidate.is_dir():
             return candidate
     return user_cache_dir()
