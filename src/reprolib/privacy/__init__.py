@@ -5,7 +5,12 @@ primitives below, and each primitive charges a :class:`Ledger` before it release
 """
 
 from reprolib.privacy._conversions import BOUNDS, Bound, cks_delta, eps_to_rho, rho_to_eps
-from reprolib.privacy._gaussian import gaussian_mechanism, gaussian_rho, gaussian_sigma
+from reprolib.privacy._gaussian import (
+    GAUSSIAN_MEAN_ABS,
+    gaussian_mechanism,
+    gaussian_rho,
+    gaussian_sigma,
+)
 from reprolib.privacy._ledger import (
     OVERSPEND_RTOL,
     BudgetExceededError,
@@ -28,6 +33,7 @@ from reprolib.privacy._selection import (
 
 __all__ = [
     "BOUNDS",
+    "GAUSSIAN_MEAN_ABS",
     "OVERSPEND_RTOL",
     "Bound",
     "BudgetExceededError",

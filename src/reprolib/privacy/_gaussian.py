@@ -9,6 +9,10 @@ import numpy as np
 from reprolib.privacy import _validate
 from reprolib.privacy._ledger import Ledger
 
+GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)
+"""E|Z| = sqrt(2/pi) for Z ~ N(0, 1), so E||N(0, sigma^2 I_n)||_1 = sqrt(2/pi) sigma n: the expected
+L1 error of one Gaussian-noised marginal with n cells (AIM's quality penalty and its bounds)."""
+
 
 def gaussian_rho(sigma: float, sensitivity: float) -> float:
     """zCDP cost of adding N(0, sigma**2) noise to a query of L2 sensitivity ``sensitivity``.

@@ -1,0 +1,114 @@
+"""The one interface every synthetic-data mechanism implements, and what a run returns."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import numpy as np
+
+from reprolib.privacy import Ledger, NeighbourRelation, PrivacyBudget
+
+if TYPE_CHECKING:
+    from reprolib.data import Dataset
+    from reprolib.queries import Workload
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MechanismTraits:
+    """What a mechanism adapts to (the four columns of the AIM paper's Table 1) and its accounting.
+
+    Attributes:
+        workload_aware: selects or answers queries with the workload in view.
+        data_aware: its choice of measurements depends on the (private) data.
+        budget_aware: what it measures (how many marginals, how large) depends on the budget.
+        efficiency_aware: it has a safeguard that keeps the model it builds tractable.
+        relation: the neighbouring relation its sensitivities assume; ``fit`` refuses other budgets.
+        synthetic_data: whether it outputs records (False: query answers only, e.g. Gaussian).
+    """
+
+    workload_aware: bool
+    data_aware: bool
+    budget_aware: bool
+    efficiency_aware: bool
+    relation: NeighbourRelation
+    synthetic_data: bool = True
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SynthesisResult:
+    """The output of one run.
+
+    Attributes:
+        synthetic: the synthetic records, or None for mechanisms that only answer queries.
+        answers: marginal estimates keyed by attribute tuple (counts, shaped like
+            ``Dataset.marginal``), for mechanisms that answer queries; empty otherwise.
+        ledger: every privacy charge the run made; its total equals the budget.
+        diagnostics: run facts (rounds, timings, selected marginals), JSON-friendly values.
+        log: mechanism-specific per-round state (e.g. what AIM's uncertainty bounds need).
+    """
+
+    synthetic: Dataset | None
+    ledger: Ledger
+    answers: Mapping[tuple[str, ...], np.ndarray] = dataclasses.field(default_factory=dict)
+    diagnostics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    log: Any = None
+
+    def marginal(self, names: tuple[str, ...]) -> np.ndarray:
+        """The released estimate of the marginal on ``names`` (answers first, else synthetic)."""
+        names = tuple(names)
+        if names in self.answers:
+            return np.asarray(self.answers[names])
+        if self.synthetic is None:
+            raise KeyError(
+                f"this mechanism released no synthetic data and no answer for {names}; "
+                f"answered marginals: {sorted(self.answers)[:5]}..."
+            )
+        return self.synthetic.marginal(names)
+
+
+class Synthesizer(Protocol):
+    """A mechanism: typed frozen config in the constructor, private data only inside ``fit``.
+
+    ``fit`` spends exactly ``budget`` through privacy primitives that charge a fresh
+    :class:`~reprolib.privacy.Ledger`, and draws all randomness from ``rng``. Workload-aware
+    mechanisms require ``workload``; the others ignore it.
+    """
+
+    name: ClassVar[str]
+    traits: ClassVar[MechanismTraits]
+
+    def fit(
+        self,
+        data: Dataset,
+        budget: PrivacyBudget,
+        rng: np.random.Generator,
+        *,
+        workload: Workload | None = None,
+    ) -> SynthesisResult: ...
+
+
+def open_ledger(mechanism: Synthesizer, budget: PrivacyBudget) -> Ledger:
+    """A fresh ledger for ``budget``, after checking the budget's relation is the mechanism's."""
+    if budget.relation is not mechanism.traits.relation:
+        raise ValueError(
+            f"{mechanism.name} accounts under the {mechanism.traits.relation.value} neighbouring "
+            f"relation, but the budget is for {budget.relation.value}; build the budget with "
+            f"relation=NeighbourRelation.{mechanism.traits.relation.name}"
+        )
+    return Ledger(budget)
+
+
+def require_workload(mechanism: Synthesizer, workload: Workload | None) -> Workload:
+    """``workload``, or a ValueError telling the caller that this mechanism needs one."""
+    if workload is None:
+        raise ValueError(
+            f"{mechanism.name} is workload-aware: pass workload=... (see reprolib.queries)"
+        )
+    return workload
+
+
+def seed_from(rng: np.random.Generator) -> int:
+    """A 63-bit seed drawn from ``rng``, for libraries that take an integer seed (JAX, torch)."""
+    return int(rng.integers(0, 2**63 - 1))

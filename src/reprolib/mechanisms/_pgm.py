@@ -1,0 +1,205 @@
+"""Private-PGM (mbi 2.0) for the select-measure-generate mechanisms.
+
+Measuring a marginal (the only place these mechanisms touch the data with noise), fitting the
+graphical model to the noisy marginals, reading many marginals of a fitted model at once, the
+junction-tree size that AIM's capacity rule uses, and seeded generation of records.
+
+Importing this module turns on float64 in JAX (mbi warns that float32 stalls its estimators on
+large datasets) and turns off JAX's persistent compilation cache (counterproductive for mbi).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_enable_compilation_cache", False)
+
+import mbi
+import networkx as nx
+import numpy as np
+import pandas as pd
+from mbi import estimation, junction_tree, marginal_oracles
+
+from reprolib.data import Dataset, Domain
+from reprolib.privacy import Ledger, gaussian_mechanism, marginal_l2_sensitivity
+
+Clique = tuple[str, ...]
+LossWeighting = Literal["inverse-std", "inverse-variance"]
+LOSS_WEIGHTINGS: tuple[LossWeighting, ...] = ("inverse-std", "inverse-variance")
+
+
+@dataclasses.dataclass(frozen=True)
+class NoisyMarginal:
+    """A marginal released by the Gaussian mechanism.
+
+    Attributes:
+        clique: the attributes, in domain order.
+        values: noisy counts, shaped like ``Dataset.marginal(clique)``.
+        sigma: standard deviation of the noise added to every cell (in counts).
+    """
+
+    clique: Clique
+    values: np.ndarray
+    sigma: float
+
+
+def measure_marginal(data: Dataset, clique: Clique, *, sigma: float, rng: np.random.Generator,
+                     ledger: Ledger, label: str) -> NoisyMarginal:
+    """Release the marginal on ``clique`` plus N(0, sigma**2) per cell, charging the ledger.
+
+    The marginal's L2 sensitivity comes from the ledger's neighbouring relation (1 under
+    add/remove, sqrt(2) under replace-one), so the charge is sensitivity**2 / (2 sigma**2).
+    """
+    clique = tuple(clique)
+    noisy = gaussian_mechanism(data.marginal(clique), sigma=sigma,
+                               sensitivity=marginal_l2_sensitivity(ledger.relation, 1),
+                               rng=rng, ledger=ledger, label=label)
+    return NoisyMarginal(clique, noisy, float(sigma))
+
+
+def fit_model(
+    domain: Domain,
+    measurements: Sequence[NoisyMarginal],
+    *,
+    iters: int,
+    weighting: LossWeighting = "inverse-std",
+    warm_start: mbi.MarkovRandomField | None = None,
+    constraints: Sequence[mbi.Constraint] = (),
+) -> mbi.MarkovRandomField:
+    """Private-PGM: the graphical model that best explains ``measurements`` (mirror descent).
+
+    ``weighting`` picks the loss. ``"inverse-std"`` is sum_i ||M_i(p) - y_i||^2 / sigma_i, the
+    objective of the AIM paper and of the 2022 Private-PGM library its experiments ran on;
+    ``"inverse-variance"`` is mbi 2.0's Gaussian log-likelihood, sum_i ||M_i(p) - y_i||^2 /
+    sigma_i^2. The two agree when all sigmas are equal. The total is the minimum-variance unbiased
+    combination of the measurements' sums (mbi's estimator) under either loss.
+    """
+    if weighting not in LOSS_WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {LOSS_WEIGHTINGS}, got {weighting!r}")
+    exact = [mbi.LinearMeasurement(np.ravel(m.values), m.clique, stddev=m.sigma)
+             for m in measurements]
+    total = estimation.minimum_variance_unbiased_total(exact)
+    if weighting == "inverse-std":  # mbi weights by 1/stddev^2: pass sqrt(sigma) to get 1/sigma
+        loss = [mbi.LinearMeasurement(np.ravel(m.values), m.clique, stddev=float(np.sqrt(m.sigma)))
+                for m in measurements]
+    else:
+        loss = exact
+    return estimation.MirrorDescent().estimate(
+        domain.to_mbi(), loss, known_total=total, iters=iters, warm_start=warm_start,
+        constraints=tuple(constraints))
+
+
+def junction_tree_size_mb(domain: Domain, cliques: Iterable[Clique]) -> float:
+    """JT-SIZE: megabytes (2**20 bytes, 8 per cell) of the junction tree the cliques imply."""
+    return float(junction_tree.hypothetical_model_size(domain.to_mbi(), [tuple(c) for c in cliques]))
+
+
+def model_marginals(model: mbi.MarkovRandomField,
+                    cliques: Iterable[Clique]) -> dict[Clique, np.ndarray]:
+    """The model's marginals (counts) on many attribute sets at once, in numpy.
+
+    The model is calibrated once on its junction tree; a set inside a maximal clique is a sum of
+    that clique's table, and any other set is read off the smallest subtree that covers it, as the
+    root clique's table times the conditional tables mu_C / mu_(C ∩ parent) of the others, summed
+    out with one ``einsum``. This gives exact marginals without compiling a JAX program per set
+    (calling ``model.project`` per candidate does, and stalls AIM for minutes).
+    """
+    tree = _CalibratedTree(model)
+    return {tuple(c): tree.marginal(tuple(c)) for c in cliques}
+
+
+class _CalibratedTree:
+    def __init__(self, model: mbi.MarkovRandomField) -> None:
+        potentials = model.potentials
+        cliques = list(potentials.cliques) + [c.clique for c in model.constraints]
+        jtree, _ = junction_tree.make_junction_tree(potentials.domain, cliques)
+        maximal = junction_tree.maximal_cliques(jtree)
+        expanded = potentials.expand(maximal)
+        if model.constraints:
+            calibrated = marginal_oracles.message_passing_shafer_shenoy(
+                expanded, model.total, constraints=model.constraints)
+        else:
+            calibrated = marginal_oracles.message_passing_stable(expanded, model.total)
+        self.tree = jtree
+        self.tables = {c: np.asarray(calibrated[c].values, dtype=np.float64) for c in maximal}
+        self.axes = {c: tuple(calibrated[c].domain.attributes) for c in maximal}
+        self.by_size = sorted(maximal, key=lambda c: self.tables[c].size)
+        self.labels = {a: i for i, a in enumerate(potentials.domain.attributes)}
+
+    def marginal(self, clique: Clique) -> np.ndarray:
+        for node in self.by_size:
+            if set(clique) <= set(self.axes[node]):
+                return self._sum_to(self.tables[node], self.axes[node], clique)
+        return self._from_subtree(clique)
+
+    @staticmethod
+    def _sum_to(table: np.ndarray, axes: Clique, clique: Clique) -> np.ndarray:
+        drop = tuple(i for i, a in enumerate(axes) if a not in clique)
+        kept = [a for a in axes if a in clique]
+        return np.transpose(table.sum(axis=drop), [kept.index(a) for a in clique])
+
+    def _from_subtree(self, clique: Clique) -> np.ndarray:
+        """Exact marginal of a set no maximal clique holds (the tree may be a forest)."""
+        parts = []
+        for component in nx.connected_components(self.tree):
+            inside = tuple(a for a in clique if any(a in self.axes[n] for n in component))
+            if inside:
+                parts.append(self._within_component(inside))
+        # attributes in different components are independent: product of the parts / total^(k-1)
+        total = float(next(iter(self.tables.values())).sum())
+        joint, axes = np.array(total), ()
+        for part, inside in parts:
+            joint, axes = np.multiply.outer(joint, part) / total, axes + inside
+        return np.transpose(joint, [axes.index(a) for a in clique])
+
+    def _within_component(self, clique: Clique) -> tuple[np.ndarray, Clique]:
+        root = next(n for n in self.by_size if clique[0] in self.axes[n])
+        if set(clique) <= set(self.axes[root]):
+            return self._sum_to(self.tables[root], self.axes[root], clique), clique
+        distance = nx.single_source_shortest_path_length(self.tree, root)
+        paths = nx.single_source_shortest_path(self.tree, root)
+        nodes = {root}
+        for attribute in clique[1:]:
+            holders = [n for n in distance if attribute in self.axes[n]]
+            nodes.update(paths[min(holders, key=distance.__getitem__)])
+        operands: list[object] = [self.tables[root], [self.labels[a] for a in self.axes[root]]]
+        for node in nodes - {root}:
+            parent = paths[node][-2]
+            separator = tuple(a for a in self.axes[node] if a in self.axes[parent])
+            table, axes = self.tables[node], self.axes[node]
+            below = np.expand_dims(self._sum_to(table, axes, separator),
+                                   [i for i, a in enumerate(axes) if a not in separator])
+            conditional = np.divide(table, below, out=np.zeros_like(table), where=below > 0)
+            operands += [conditional, [self.labels[a] for a in axes]]
+        labels = [self.labels[a] for a in clique]
+        return np.einsum(*operands, labels, optimize="greedy"), clique
+
+
+def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.random.Generator,
+                      rows: int | None = None) -> Dataset:
+    """Records drawn from ``model`` by mbi's randomized rounding, seeded from ``rng``.
+
+    mbi draws from NumPy's global generator; it is seeded from ``rng`` for this call and restored
+    afterwards, so no global state leaks in or out. ``rows`` defaults to the model's total.
+    """
+    state = np.random.get_state()
+    try:
+        np.random.seed(int(rng.integers(2**32)))
+        records = model.synthetic_data(rows).to_dict()
+    finally:
+        np.random.set_state(state)
+    frame = pd.DataFrame({a: np.asarray(records[a], dtype=np.int64) for a in domain.attributes})
+    return Dataset(frame, domain, source="synthetic")
+
+
+def downward_closure(cliques: Iterable[Clique]) -> list[Clique]:
+    """Every non-empty subset of every clique, attributes in the clique's order, smallest first."""
+    closed = {sub for c in cliques for k in range(1, len(c) + 1)
+              for sub in itertools.combinations(c, k)}
+    return sorted(closed, key=lambda c: (len(c), c))

@@ -1,0 +1,135 @@
+"""AIM: accounting (every charge and the total), the round rules, seeding, capacity, zeros."""
+
+import math
+
+import numpy as np
+import pytest
+
+from reprolib.mechanisms.aim import AIM, AIMConfig, StructuralZeros, candidate_weights
+from reprolib.privacy import NeighbourRelation, PrivacyBudget
+from reprolib.queries import Workload, all_kway
+
+FAST = AIMConfig(pgm_iters=30, final_pgm_iters=30)
+
+
+def _budget(epsilon, relation=NeighbourRelation.ADD_REMOVE):
+    return PrivacyBudget.from_epsilon_delta(epsilon, 1e-9, relation=relation)
+
+
+@pytest.fixture(scope="module")
+def run(small_titanic):
+    budget = _budget(1.0)
+    workload = all_kway(small_titanic.domain, 3)
+    result = AIM(FAST).fit(small_titanic, budget, np.random.default_rng(7), workload=workload)
+    return small_titanic, budget, workload, result
+
+
+def test_spends_exactly_the_budget(run):
+    _, budget, _, result = run
+    assert result.ledger.is_exhausted()
+    assert math.isclose(result.ledger.spent_rho, budget.rho, rel_tol=1e-12)
+
+
+def test_initialisation_charges_every_one_way_at_sigma_zero(run):
+    data, budget, _, result = run
+    d = len(data.domain)
+    sigma0 = math.sqrt(16 * d / (2 * 0.9 * budget.rho))
+    init = result.ledger.charges[:d]
+    assert sorted(c.label for c in init) == sorted(f"init {a}" for a in data.domain.attributes)
+    for charge in init:
+        assert math.isclose(charge.details["sigma"], sigma0, rel_tol=1e-12)
+        assert math.isclose(charge.rho, 0.9 * budget.rho / (16 * d), rel_tol=1e-12)
+
+
+def test_round_charges_follow_annealing_and_the_final_rule(run):
+    data, budget, _, result = run
+    d = len(data.domain)
+    charges = result.ledger.charges[d:]
+    rounds = result.log.rounds
+    assert len(charges) == 2 * len(rounds)
+    epsilon = math.sqrt(8 * 0.1 * budget.rho / (16 * d))
+    sigma = math.sqrt(16 * d / (2 * 0.9 * budget.rho))
+    spent = d * 0.5 / sigma**2
+    for k, record in enumerate(rounds):
+        selection, measurement = charges[2 * k], charges[2 * k + 1]
+        remaining = budget.rho - spent
+        if record.final:
+            assert remaining < 2 * (0.5 / sigma**2 + epsilon**2 / 8)
+            epsilon = math.sqrt(8 * 0.1 * remaining)
+            sigma = math.sqrt(1 / (2 * 0.9 * remaining))
+        assert math.isclose(selection.details["epsilon"], epsilon, rel_tol=1e-9)
+        assert math.isclose(measurement.details["sigma"], sigma, rel_tol=1e-9)
+        assert math.isclose(selection.details["sensitivity"], record.sensitivity)
+        spent += epsilon**2 / 8 + 0.5 / sigma**2
+        if record.annealed:
+            epsilon, sigma = 2 * epsilon, sigma / 2
+    assert rounds[-1].final and not any(r.final for r in rounds[:-1])
+    assert math.isclose(spent, budget.rho, rel_tol=1e-9)
+
+
+def test_sensitivity_is_the_largest_candidate_weight(run):
+    _, _, workload, result = run
+    weights = candidate_weights(workload)
+    for record in result.log.rounds:
+        held = [r for r, c in result.log.last_candidacy.items() if c.round is record]
+        assert record.sensitivity >= max((weights[r] for r in held), default=0.0)
+        assert record.sensitivity <= max(weights.values())
+
+
+def test_all_3way_weights_match_the_closed_form(small_titanic):
+    d = len(small_titanic.domain)
+    weights = candidate_weights(all_kway(small_titanic.domain, 3))
+    assert {w for r, w in weights.items() if len(r) == 3} == {3 * math.comb(d - 1, 2)}
+    assert len(weights) == math.comb(d, 3) + math.comb(d, 2) + d
+
+
+def test_same_seed_same_output_different_seed_different(small_titanic):
+    budget, workload = _budget(0.5), all_kway(small_titanic.domain, 2)
+    first, again, other = (AIM(FAST).fit(small_titanic, budget, np.random.default_rng(seed),
+                                         workload=workload).synthetic.frame for seed in (3, 3, 4))
+    assert first.equals(again)
+    assert not first.equals(other)
+
+
+def test_capacity_limits_the_model(small_titanic):
+    budget, workload = _budget(10.0), all_kway(small_titanic.domain, 3)
+    limit = 0.002  # MB = 262 cells: too small for several 3-way marginals together
+    config = AIMConfig(pgm_iters=20, final_pgm_iters=20, max_model_size_mb=limit)
+    result = AIM(config).fit(small_titanic, budget, np.random.default_rng(0), workload=workload)
+    assert all(r.size_limit_mb <= limit * (1 + 1e-12) for r in result.log.rounds)
+    assert result.diagnostics["model_size_mb"] <= limit
+
+
+def test_structural_zeros_never_appear_in_the_synthetic_data(small_titanic):
+    zeros = StructuralZeros(("Survived", "Sex"), np.array([[0, 0], [1, 1]]))
+    config = AIMConfig(pgm_iters=30, final_pgm_iters=30, structural_zeros=(zeros,))
+    result = AIM(config).fit(small_titanic, _budget(1.0), np.random.default_rng(1),
+                             workload=all_kway(small_titanic.domain, 2))
+    pairs = result.synthetic.marginal(("Survived", "Sex"))
+    assert pairs[0, 0] == 0 and pairs[1, 1] == 0
+    assert result.ledger.is_exhausted()
+
+
+def test_large_budget_recovers_the_workload(small_titanic):
+    workload = Workload("pairs", [("Survived", "Sex"), ("Pclass", "Embarked")], [1.0, 1.0])
+    result = AIM(AIMConfig(pgm_iters=200, final_pgm_iters=500)).fit(
+        small_titanic, _budget(50.0), np.random.default_rng(0), workload=workload)
+    for clique in workload.cliques:
+        truth = small_titanic.marginal(clique) / small_titanic.records
+        synthetic = result.synthetic.marginal(clique) / result.synthetic.records
+        assert 0.5 * np.abs(truth - synthetic).sum() < 0.03
+
+
+def test_refuses_other_relations_and_missing_workloads(small_titanic):
+    with pytest.raises(ValueError, match="add-remove"):
+        AIM(FAST).fit(small_titanic, _budget(1.0, NeighbourRelation.REPLACE_ONE),
+                      np.random.default_rng(0), workload=all_kway(small_titanic.domain, 2))
+    with pytest.raises(ValueError, match="workload"):
+        AIM(FAST).fit(small_titanic, _budget(1.0), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("field, value", [("alpha", 1.0), ("alpha", 0.0), ("rounds_factor", 0),
+                                          ("max_model_size_mb", 0.0), ("pgm_iters", 0)])
+def test_config_rejects_bad_values(field, value):
+    with pytest.raises(ValueError, match=field):
+        AIMConfig(**{field: value})
