@@ -71,3 +71,21 @@ def test_downward_closure_and_size():
     domain = Domain.from_dict({"a": 4, "b": 8, "c": 2})
     assert math.isclose(junction_tree_size_mb(domain, [("a", "b"), ("b", "c")]),
                         (32 + 16) * 8 / 2**20)
+
+
+def test_generation_respects_constraints_outside_the_model_cliques(small_titanic):
+    import mbi
+
+    ledger = Ledger(PrivacyBudget(rho=10.0, relation=NeighbourRelation.ADD_REMOVE))
+    rng = np.random.default_rng(0)
+    measured = [measure_marginal(small_titanic, (a,), sigma=1.0, rng=rng, ledger=ledger, label=a)
+                for a in small_titanic.domain.attributes]
+    forbidden = np.array([[0, 0], [1, 1], [2, 0]])
+    constraint = mbi.Constraint(small_titanic.domain.project(("Survived", "Sex")).to_mbi(),
+                                invalid=forbidden)
+    model = fit_model(small_titanic.domain, measured, iters=50, constraints=(constraint,))
+    synthetic = synthetic_dataset(model, small_titanic.domain, np.random.default_rng(1))
+    counts = synthetic.marginal(("Survived", "Sex"))
+    assert counts[tuple(forbidden.T)].sum() == 0
+    np.testing.assert_allclose(model_marginals(model, [("Survived", "Sex")])[("Survived", "Sex")]
+                               [tuple(forbidden.T)], 0.0, atol=1e-9)

@@ -188,6 +188,12 @@ def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.rand
     mbi draws from NumPy's global generator; it is seeded from ``rng`` for this call and restored
     afterwards, so no global state leaks in or out. ``rows`` defaults to the model's total.
     """
+    if model.constraints:  # mbi samples from the junction tree of the potentials' cliques only:
+        # give each constrained set a (zero) potential so its zeros are respected when sampling
+        cliques = list(model.cliques) + [c.clique for c in model.constraints]
+        model = mbi.MarkovRandomField(potentials=model.potentials.expand(cliques),
+                                      marginals=model.marginals, total=model.total,
+                                      constraints=model.constraints)
     state = np.random.get_state()
     try:
         np.random.seed(int(rng.integers(2**32)))

@@ -1,0 +1,123 @@
+"""MST: the three thirds of the budget charge by charge, domain compression, the tree, seeding."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from reprolib.data import Dataset, Domain
+from reprolib.mechanisms._pgm import NoisyMarginal
+from reprolib.mechanisms.mst import MST, DomainCompression, MSTConfig
+from reprolib.privacy import NeighbourRelation, PrivacyBudget
+
+FAST = MSTConfig(pgm_iters=100, selection_pgm_iters=50)
+
+
+def _budget(rho, relation=NeighbourRelation.ADD_REMOVE):
+    return PrivacyBudget(rho=rho, relation=relation)
+
+
+@pytest.fixture(scope="module")
+def run(small_titanic):
+    budget = _budget(0.015)  # about epsilon = 1 at delta = 1e-9: SibSp's rare values get merged
+    return budget, MST(FAST).fit(small_titanic, budget, np.random.default_rng(5))
+
+
+def test_spends_exactly_the_budget(run):
+    budget, result = run
+    assert result.ledger.is_exhausted()
+    assert math.isclose(result.ledger.spent_rho, budget.rho, rel_tol=1e-12)
+
+
+def test_each_third_is_charged_at_its_closed_form(run, small_titanic):
+    budget, result = run
+    rho, d = budget.rho, len(small_titanic.domain)
+    charges = result.ledger.charges
+    one_way, selections, two_way = charges[:d], charges[d:2 * d - 1], charges[2 * d - 1:]
+    assert len(two_way) == d - 1
+    assert [c.label for c in one_way] == [f"1-way {a}" for a in small_titanic.domain.attributes]
+    for charge in one_way:
+        assert math.isclose(charge.details["sigma"], math.sqrt(3 * d / (2 * rho)), rel_tol=1e-12)
+        assert math.isclose(charge.rho, rho / (3 * d), rel_tol=1e-12)
+    for charge in selections:
+        assert charge.mechanism == "exponential"
+        assert charge.details["sensitivity"] == 1.0
+        assert math.isclose(charge.details["epsilon"], math.sqrt(8 * rho / (3 * (d - 1))),
+                            rel_tol=1e-12)
+        assert math.isclose(charge.rho, rho / (3 * (d - 1)), rel_tol=1e-12)
+    for charge in two_way:
+        assert charge.details["sensitivity"] == 1.0
+        assert math.isclose(charge.details["sigma"], math.sqrt(3 * (d - 1) / (2 * rho)),
+                            rel_tol=1e-12)
+        assert math.isclose(charge.rho, rho / (3 * (d - 1)), rel_tol=1e-12)
+
+
+def test_selected_pairs_form_a_spanning_tree(run, small_titanic):
+    _, result = run
+    tree = nx.Graph([tuple(e) for e in result.diagnostics["selected"]])
+    assert set(tree.nodes) == set(small_titanic.domain.attributes)
+    assert nx.is_tree(tree)
+
+
+def test_rare_values_are_merged_and_the_output_is_in_the_original_domain(run, small_titanic):
+    _, result = run
+    assert result.diagnostics["compressed_sizes"]["SibSp"] < small_titanic.domain.size("SibSp")
+    assert result.synthetic.domain == small_titanic.domain
+
+
+def test_compression_merges_values_below_three_sigma_and_maps_back():
+    domain = Domain.from_dict({"a": 4, "b": 2})
+    one_way = [NoisyMarginal(("a",), np.array([100.0, 29.0, 50.0, -3.0]), 10.0),
+               NoisyMarginal(("b",), np.array([40.0, 30.0]), 10.0)]
+    compression = DomainCompression.from_one_way(domain, one_way)
+    assert compression.domain == Domain.from_dict({"a": 3, "b": 2})
+    np.testing.assert_array_equal(compression.codes("a"), [0, 2, 1, 2])
+    data = Dataset(pd.DataFrame({"a": np.repeat([0, 1, 2, 3], 500), "b": np.tile([0, 1], 1000)}),
+                   domain)
+    compressed = compression.compress(data)
+    np.testing.assert_array_equal(compressed.marginal(("a",)), [500, 500, 1000])
+    restored = compression.decompress(compressed, np.random.default_rng(0)).frame
+    kept = data.frame["a"].isin([0, 2])
+    assert restored["a"][kept].equals(data.frame["a"][kept])
+    rare = restored["a"][~kept]
+    assert set(rare) == {1, 3} and abs((rare == 1).mean() - 0.5) < 0.05  # uniform among merged
+    assert restored["b"].equals(data.frame["b"])
+
+
+def test_same_seed_same_output_different_seed_different(run, small_titanic):
+    budget, result = run
+    again, other = (MST(FAST).fit(small_titanic, budget, np.random.default_rng(seed))
+                    for seed in (5, 6))
+    assert result.synthetic.frame.equals(again.synthetic.frame)
+    assert not result.synthetic.frame.equals(other.synthetic.frame)
+
+
+def test_refuses_replace_one_and_a_single_attribute(small_titanic):
+    with pytest.raises(ValueError, match="add-remove"):
+        MST(FAST).fit(small_titanic, _budget(1.0, NeighbourRelation.REPLACE_ONE),
+                      np.random.default_rng(0))
+    with pytest.raises(ValueError, match="two attributes"):
+        MST(FAST).fit(small_titanic.project(["Sex"]), _budget(1.0), np.random.default_rng(0))
+
+
+def test_traits_are_the_table_1_row():
+    traits = MST.traits
+    assert (traits.workload_aware, traits.data_aware, traits.budget_aware,
+            traits.efficiency_aware) == (False, True, False, True)
+
+
+def test_large_budget_recovers_the_tree_marginals(small_titanic):
+    result = MST(MSTConfig(pgm_iters=300, selection_pgm_iters=100)).fit(
+        small_titanic, _budget(100.0), np.random.default_rng(0))
+    for edge in result.diagnostics["selected"]:
+        truth = small_titanic.marginal(tuple(edge))
+        synthetic = result.synthetic.marginal(tuple(edge))
+        assert np.abs(truth - synthetic).sum() / truth.sum() < 0.02
+
+
+@pytest.mark.parametrize("field", ["pgm_iters", "selection_pgm_iters"])
+def test_config_rejects_nonpositive_iterations(field):
+    with pytest.raises(ValueError, match=field):
+        MSTConfig(**{field: 0})
