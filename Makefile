@@ -9,6 +9,8 @@ DEVICE ?= auto
 export JAX_ENABLE_X64 := 1
 export JAX_ENABLE_COMPILATION_CACHE := false
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# mbi's sampler iterates over sets of names: a fixed hash seed makes runs reproducible
+export PYTHONHASHSEED := 0
 
 .PHONY: setup test book notebooks lint clean
 

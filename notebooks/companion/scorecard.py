@@ -22,6 +22,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+paper = None  # one paper's checks, or None for all
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -29,7 +30,7 @@ from myst_nb import glue
 from reprolib.experiments import artifact_status
 from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
 
-card = scorecard_frame(evaluate_checks(checks_of()))
+card = scorecard_frame(evaluate_checks(checks_of(paper)))
 counts = card["status"].value_counts()
 glue("n_checks", len(card), display=False)
 glue("n_passed", int(counts.get("pass", 0)), display=False)
@@ -51,4 +52,4 @@ card[columns].style.hide(axis="index").map(
 # results are recorded.
 
 # %% tags=["hide-input", "full-width"]
-artifact_status().style.hide(axis="index")
+artifact_status(paper).style.hide(axis="index")

@@ -6,10 +6,12 @@ Run ``reprolib --help`` or ``python -m reprolib --help``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from reprolib._device import DEVICES
+from reprolib._hashseed import fix_hash_seed_for_children, hash_seed_is_fixed
 from reprolib.experiments import PAPERS, SCALES, artifact_status, artifacts_of, get_artifact
 
 DEFAULT_SCALE = "small"
@@ -51,9 +53,10 @@ def _batch(args: argparse.Namespace) -> int:
 
     from reprolib._notebooks import NotebookFailed, execute, plan_run
 
-    runnable = [a for a in artifacts_of(args.paper) if a.runnable and a.id != "scorecard"]
-    if args.paper is None:  # the scorecard reads every result, so it runs last
-        runnable.append(get_artifact("scorecard"))
+    # scorecards read the others' results, so they run last: all of them, or the paper's own
+    runnable = [a for a in artifacts_of(args.paper) if a.runnable and a.paper != "companion"]
+    runnable += [a for a in artifacts_of("companion")
+                 if args.paper is None or a.parameters.get("paper") == args.paper]
     runs = {}
     for artifact in runnable:  # artifacts sharing a notebook variant run it once
         run = plan_run(artifact, scale=args.scale, device=args.device)
@@ -127,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``reprolib`` and ``python -m reprolib``."""
+    if argv is None and not hash_seed_is_fixed():  # see reprolib._hashseed
+        fix_hash_seed_for_children()
+        os.execv(sys.executable, [sys.executable, "-m", "reprolib", *sys.argv[1:]])
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)

@@ -27,13 +27,14 @@ def test_target_workload_holds_the_target_in_every_query():
 
 def test_skewed_workload_draws_256_triples_deterministically():
     workload = skewed_workload(DOMAIN, seed=0)
-    assert sum(workload.weights) == 256
-    assert all(len(c) == 3 and w >= 1 for c, w in zip(workload.cliques, workload.weights,
-                                                       strict=True))
+    draws = [w * 256 / len(workload) for w in workload.weights]  # times each triple was drawn
+    assert sum(draws) == pytest.approx(256)
+    assert all(d == pytest.approx(round(d)) and d >= 1 for d in draws)
+    assert all(len(c) == 3 for c in workload.cliques)
     assert workload == skewed_workload(DOMAIN, seed=0)
     assert workload != skewed_workload(DOMAIN, seed=1)
     # squared exponential weights concentrate the draws on few attributes
-    counts = {a: sum(w for c, w in zip(workload.cliques, workload.weights, strict=True) if a in c)
+    counts = {a: sum(d for c, d in zip(workload.cliques, draws, strict=True) if a in c)
               for a in DOMAIN.attributes}
     assert max(counts.values()) > 3 * 256 * 3 / 15
 

@@ -25,6 +25,12 @@ from reprolib.experiments._store import Cell, ResultsStore
 # artifacts does not import torch, JAX or mbi).
 _EXPERIMENTS = {
     "prelim-conversions": "reprolib.experiments.preliminaries:CONVERSIONS",
+    "aim-tab1": "reprolib.experiments.aim:TAXONOMY",
+    "aim-tab2": "reprolib.experiments.aim:DATASETS",
+    "aim-tab3": "reprolib.experiments.aim:ZEROS",
+    "aim-fig1": "reprolib.experiments.aim:ALL_3WAY",
+    "aim-fig2": "reprolib.experiments.aim:TARGET",
+    "aim-fig3": "reprolib.experiments.aim:SKEWED",
 }
 
 

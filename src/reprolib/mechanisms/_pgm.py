@@ -169,7 +169,7 @@ class _CalibratedTree:
             holders = [n for n in distance if attribute in self.axes[n]]
             nodes.update(paths[min(holders, key=distance.__getitem__)])
         operands: list[object] = [self.tables[root], [self.labels[a] for a in self.axes[root]]]
-        for node in nodes - {root}:
+        for node in sorted(nodes - {root}):  # sorted: same summation order in every process
             parent = paths[node][-2]
             separator = tuple(a for a in self.axes[node] if a in self.axes[parent])
             table, axes = self.tables[node], self.axes[node]
@@ -190,7 +190,9 @@ def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.rand
     """
     if model.constraints:  # mbi samples from the junction tree of the potentials' cliques only:
         # give each constrained set a (zero) potential so its zeros are respected when sampling
-        cliques = list(model.cliques) + [c.clique for c in model.constraints]
+        cliques = list(model.cliques)
+        cliques += [c.clique for c in model.constraints
+                    if not any(set(c.clique) <= set(m) for m in cliques)]
         model = mbi.MarkovRandomField(potentials=model.potentials.expand(cliques),
                                       marginals=model.marginals, total=model.total,
                                       constraints=model.constraints)

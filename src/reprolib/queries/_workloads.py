@@ -70,8 +70,10 @@ def skewed_workload(domain: Domain, seed: int, n_queries: int = 256, k: int = 3)
     The paper says each attribute gets a weight from a "squared exponential distribution" and 256
     triples are sampled in proportion to the product of their weights; it leaves the rest open. Our
     rule: w_a = E_a**2 with E_a ~ Exponential(1) i.i.d., then ``n_queries`` draws *with*
-    replacement from all k-subsets with probability proportional to prod_{a in r} w_a; a subset
-    drawn m times enters the workload once with weight m (so the weights sum to ``n_queries``).
+    replacement from all k-subsets with probability proportional to prod_{a in r} w_a. A subset
+    drawn m times enters the workload once with weight m * k / n_queries (k distinct subsets):
+    the weights average 1, so Definition 2's (1/k) sum_i c_i err_i equals the plain mean error
+    over the ``n_queries`` draws, as if the list kept its repeats.
     """
     _check_k(domain, k)
     rng = np.random.default_rng(seed)
@@ -82,7 +84,9 @@ def skewed_workload(domain: Domain, seed: int, n_queries: int = 256, k: int = 3)
     counts = np.bincount(drawn, minlength=len(subsets))
     chosen = np.flatnonzero(counts)
     cliques = tuple(tuple(domain.attributes[i] for i in subsets[j]) for j in chosen)
-    return Workload(f"skewed({n_queries})", cliques, tuple(float(counts[j]) for j in chosen))
+    scale = len(chosen) / n_queries
+    return Workload(f"skewed({n_queries})", cliques,
+                    tuple(float(counts[j]) * scale for j in chosen))
 
 
 def _check_k(domain: Domain, k: int) -> None:

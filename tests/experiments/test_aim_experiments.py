@@ -1,0 +1,54 @@
+"""The AIM experiments: grids per scale, workloads per dataset, structural zeros, taxonomy."""
+
+import pytest
+
+from reprolib.experiments import get_experiment
+from reprolib.experiments.aim import FIRE_ZERO_PAIRS, structural_zeros
+from reprolib.experiments.aim_setup import (
+    PAPER_EPSILONS,
+    PROFILES,
+    build_mechanism,
+    build_workload,
+    load_aim_dataset,
+)
+
+
+def test_paper_profile_is_the_papers_grid():
+    paper = PROFILES["paper"]
+    assert PAPER_EPSILONS[0] == 0.01 and PAPER_EPSILONS[-1] == 100.0 and len(PAPER_EPSILONS) == 9
+    assert (paper.trials, paper.max_model_size_mb, paper.pgm_iters) == (5, 80.0, 1000)
+    assert len(paper.datasets) == 6
+
+
+@pytest.mark.parametrize("artifact", ["aim-fig1", "aim-fig2", "aim-fig3"])
+def test_figure_grids_cover_every_setting(artifact):
+    experiment = get_experiment(artifact)
+    cells = experiment.cells("paper", {})
+    assert len(cells) == 6 * 6 * 9 * 5  # datasets x mechanisms x epsilons x trials
+    assert len(set(cells)) == len(cells)
+    assert experiment.cells("smoke", {"epsilons": [0.5, 2.0]})[0].epsilon == 0.5
+
+
+def test_workloads_use_natural_targets_and_fixed_seeds():
+    titanic = load_aim_dataset("titanic")
+    assert all("Survived" in c for c in build_workload("target", titanic, "titanic").cliques)
+    assert build_workload("skewed", titanic, "titanic") == build_workload("skewed", titanic,
+                                                                          "titanic")
+    with pytest.raises(ValueError, match="unknown workload"):
+        build_workload("2-way", titanic, "titanic")
+
+
+def test_fire_zero_pairs_are_empty_cells_of_the_data():
+    fire = load_aim_dataset("fire")
+    zeros = structural_zeros(fire, FIRE_ZERO_PAIRS)
+    assert len(zeros) == 9
+    for z in zeros:
+        assert (fire.marginal(z.clique)[tuple(z.cells.T)] == 0).all()
+
+
+def test_every_figure_mechanism_builds_with_its_declared_relation():
+    for name in PROFILES["paper"].mechanisms + ("MWEM+RP",):
+        mechanism = build_mechanism(name, {"pgm_iters": 10, "max_model_size_mb": 1.0})
+        assert mechanism.name == name
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        build_mechanism("RAP", {"pgm_iters": 10})
