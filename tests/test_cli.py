@@ -53,10 +53,10 @@ def test_batch_names_the_failing_notebook_and_cell(tmp_path, monkeypatch, capsys
         '# %%\nraise RuntimeError("boom")\n'
     )
     monkeypatch.setattr("reprolib._notebooks.repo_root", lambda: tmp_path)
-    fake = Artifact(id="demo-broken", paper="companion", title="fails on purpose",
+    fake = Artifact(id="demo-broken", paper="preliminaries", title="fails on purpose",
                     notebook="notebooks/demo/broken.py")
     monkeypatch.setattr(cli, "artifacts_of", lambda paper=None: [fake])
-    assert cli.main(["batch", "--paper", "companion", "--scale", "smoke", "--device", "cpu"]) == 1
+    assert cli.main(["batch", "--paper", "preliminaries", "--scale", "smoke", "--device", "cpu"]) == 1
     captured = capsys.readouterr()
     report = captured.out + captured.err
     assert "FAIL  demo-broken" in report
