@@ -6,8 +6,8 @@ Each ``Experiment`` lists the cells of its grid at a scale and computes one cell
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -18,6 +18,7 @@ from reprolib.experiments._store import Cell
 from reprolib.experiments.aim_setup import (
     DELTA,
     PROFILES,
+    build_mechanism,
     build_workload,
     error_metrics,
     load_aim_dataset,
@@ -73,8 +74,6 @@ def _taxonomy_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]
 
 
 def _taxonomy(cell: Cell, device: str) -> dict[str, object]:
-    from reprolib.experiments.aim_setup import build_mechanism
-
     traits = build_mechanism(cell.mechanism, {"pgm_iters": 1, "max_model_size_mb": 1.0}).traits
     return {"workload_aware": traits.workload_aware, "data_aware": traits.data_aware,
             "budget_aware": traits.budget_aware, "efficiency_aware": traits.efficiency_aware,
@@ -113,8 +112,8 @@ def _figure_cells(artifact: str):
 def _workload_error_run(cell: Cell, device: str) -> dict[str, object]:
     data = _data(cell)
     workload = build_workload(str(cell.params["workload"]), data, cell.dataset)
-    result, seconds = run_mechanism(cell.mechanism, data, workload, cell.epsilon, cell.seed,
-                                    cell.params)
+    result, seconds = run_mechanism(build_mechanism(cell.mechanism, cell.params), data,
+                                    workload, cell.epsilon, cell.seed)
     return error_metrics(data, workload, result, seconds)
 
 
@@ -137,20 +136,16 @@ def structural_zeros(data, pairs):
 
 
 def _zeros_run(cell: Cell, device: str) -> dict[str, object]:
-    from reprolib.mechanisms.aim import AIM, AIMConfig
-    from reprolib.privacy import PrivacyBudget
+    from reprolib.mechanisms.aim import AIM
 
     data = _data(cell)
     workload = build_workload("all-3way", data, cell.dataset)
     pairs = FIRE_ZERO_PAIRS if cell.dataset == "fire" else TITANIC_ZERO_PAIRS
     zeros = structural_zeros(data, pairs) if cell.mechanism == "AIM+SZ" else ()
-    iters = int(cell.params["pgm_iters"])
-    config = AIMConfig(pgm_iters=iters, final_pgm_iters=iters, structural_zeros=zeros,
-                       max_model_size_mb=float(cell.params["max_model_size_mb"]))
-    budget = PrivacyBudget.from_epsilon_delta(cell.epsilon, DELTA, relation=AIM.traits.relation)
-    started = time.perf_counter()
-    result = AIM(config).fit(data, budget, np.random.default_rng(cell.seed), workload=workload)
-    metrics = error_metrics(data, workload, result, time.perf_counter() - started)
+    config = build_mechanism("AIM", cell.params).config
+    aim = AIM(dataclasses.replace(config, structural_zeros=zeros))
+    result, seconds = run_mechanism(aim, data, workload, cell.epsilon, cell.seed)
+    metrics = error_metrics(data, workload, result, seconds)
     metrics["structural_zeros"] = int(sum(len(z.cells) for z in zeros))
     return metrics
 

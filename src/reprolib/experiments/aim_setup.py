@@ -120,12 +120,10 @@ def build_mechanism(name: str, params: Mapping[str, object]):
     raise ValueError(f"unknown mechanism {name!r}")
 
 
-def run_mechanism(name: str, data: Dataset, workload: Workload, epsilon: float, seed: int,
-                  params: Mapping[str, object]):
-    """Run one mechanism at (epsilon, DELTA); return its result and the wall time in seconds."""
+def run_mechanism(mechanism, data: Dataset, workload: Workload, epsilon: float, seed: int):
+    """Run ``mechanism`` at (epsilon, DELTA); return its result and the wall time in seconds."""
     from reprolib.privacy import PrivacyBudget
 
-    mechanism = build_mechanism(name, params)
     budget = PrivacyBudget.from_epsilon_delta(epsilon, DELTA, relation=mechanism.traits.relation)
     started = time.perf_counter()
     result = mechanism.fit(data, budget, np.random.default_rng(seed), workload=workload)

@@ -80,19 +80,33 @@ def fit_model(
     sigma_i^2. The two agree when all sigmas are equal. The total is the minimum-variance unbiased
     combination of the measurements' sums (mbi's estimator) under either loss.
     """
+    return estimation.MirrorDescent().estimate(
+        domain.to_mbi(), loss_measurements(measurements, weighting), known_total=estimated_total(
+            measurements), iters=iters, warm_start=warm_start, constraints=tuple(constraints))
+
+
+def loss_measurements(measurements: Sequence[NoisyMarginal],
+                      weighting: LossWeighting) -> list[mbi.LinearMeasurement]:
+    """mbi measurements whose loss has the weights of ``weighting`` (see :func:`fit_model`).
+
+    mbi weights a measurement by 1/stddev^2, so "inverse-std" passes sqrt(sigma) as stddev.
+    """
     if weighting not in LOSS_WEIGHTINGS:
         raise ValueError(f"weighting must be one of {LOSS_WEIGHTINGS}, got {weighting!r}")
-    exact = [mbi.LinearMeasurement(np.ravel(m.values), m.clique, stddev=m.sigma)
-             for m in measurements]
-    total = estimation.minimum_variance_unbiased_total(exact)
-    if weighting == "inverse-std":  # mbi weights by 1/stddev^2: pass sqrt(sigma) to get 1/sigma
-        loss = [mbi.LinearMeasurement(np.ravel(m.values), m.clique, stddev=float(np.sqrt(m.sigma)))
-                for m in measurements]
-    else:
-        loss = exact
-    return estimation.MirrorDescent().estimate(
-        domain.to_mbi(), loss, known_total=total, iters=iters, warm_start=warm_start,
-        constraints=tuple(constraints))
+    spread = np.sqrt if weighting == "inverse-std" else float
+    return [mbi.LinearMeasurement(np.ravel(m.values), m.clique, stddev=float(spread(m.sigma)))
+            for m in measurements]
+
+
+def estimated_total(measurements: Sequence[NoisyMarginal]) -> float:
+    """Private estimate of the number of records from released marginals (no extra budget).
+
+    The inverse-variance weighted mean of the measurements' sums (sum(y) estimates N with
+    variance sigma^2 n_r), at least 1, and 1 with no measurement: mbi's minimum-variance unbiased
+    total.
+    """
+    return float(estimation.minimum_variance_unbiased_total(
+        loss_measurements(measurements, "inverse-variance")))
 
 
 def junction_tree_size_mb(domain: Domain, cliques: Iterable[Clique]) -> float:

@@ -27,6 +27,8 @@ from reprolib.mechanisms._pgm import (
     Clique,
     LossWeighting,
     NoisyMarginal,
+    estimated_total,
+    loss_measurements,
     measure_marginal,
     model_marginals,
     synthetic_dataset,
@@ -199,24 +201,16 @@ class MST:
         The total is the minimum-variance unbiased one from the unmerged one-way and the two-way
         measurements, the estimate the reference code's library makes from these measurements.
         """
-        from mbi import LinearMeasurement, estimation  # here: _pgm has configured JAX by now
+        from mbi import estimation  # here: _pgm has configured JAX by now
 
         original = compression.original.to_mbi()
-        # mbi weights a measurement by 1/stddev^2; sqrt(sigma) as stddev gives the 1/sigma loss
-        spread = np.sqrt if self.config.loss_weighting == "inverse-std" else float
-        loss = []
-        for m in (*one_way, *two_way):
-            entry = LinearMeasurement(np.ravel(m.values), m.clique,
-                                          stddev=float(spread(m.sigma)))
-            if len(m.clique) == 1 and compression.merged[m.clique[0]].size:
-                entry = entry.compress({m.clique[0]: compression.codes(m.clique[0])}, original)
-            loss.append(entry)
-        total = estimation.minimum_variance_unbiased_total(
-            [LinearMeasurement(np.ravel(m.values), m.clique, stddev=m.sigma)
-             for m in (*one_way, *two_way)])
-        return estimation.MirrorDescent().estimate(compression.domain.to_mbi(), loss,
-                                                   known_total=total, iters=iters)
-
+        loss = loss_measurements([*one_way, *two_way], self.config.loss_weighting)
+        loss = [entry.compress({m.clique[0]: compression.codes(m.clique[0])}, original)
+                if len(m.clique) == 1 and compression.merged[m.clique[0]].size else entry
+                for m, entry in zip((*one_way, *two_way), loss, strict=True)]
+        return estimation.MirrorDescent().estimate(
+            compression.domain.to_mbi(), loss, known_total=estimated_total([*one_way, *two_way]),
+            iters=iters)
 
 def _spanning_tree(compressed: Dataset, model: mbi.MarkovRandomField, epsilon: float,
                    rng: np.random.Generator, ledger: Ledger) -> list[Clique]:

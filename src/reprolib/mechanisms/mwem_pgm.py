@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from reprolib.mechanisms._pgm import (
     synthetic_dataset,
 )
 from reprolib.privacy import (
+    Ledger,
     NeighbourRelation,
     PrivacyBudget,
     exponential_mechanism,
@@ -102,14 +104,9 @@ class MWEMPGM:
         ledger = open_ledger(self, budget)
         config, domain = self.config, data.domain
         rounds = config.rounds or len(domain)
-        epsilon = exponential_mechanism_epsilon((1.0 - config.alpha) * budget.rho / rounds)
-        sigma = gaussian_sigma(config.alpha * budget.rho / rounds,
-                               marginal_l2_sensitivity(ledger.relation, 1))
-        # |q_r(D) - q_r(D')| <= ||M_r(D) - M_r(D')||_1 = 1: the model depends on released values only
-        score_sensitivity = marginal_l1_sensitivity(ledger.relation, 1)
+        epsilon, sigma = round_parameters(budget.rho, rounds, config.alpha, ledger)
         truth = {r: data.marginal(r) for r in workload.cliques}
-        cells = {r: truth[r].size for r in workload.cliques}
-        estimates = _uniform_marginals(domain, workload.cliques)
+        estimates = uniform_marginals(domain, workload.cliques)
         measurements: list[NoisyMarginal] = []
         model = None
         for t in range(1, rounds + 1):
@@ -117,10 +114,8 @@ class MWEMPGM:
                                         t / rounds)
             if model is not None:
                 estimates = model_marginals(model, candidates)
-            scores = [np.abs(truth[r] - estimates[r]).sum() - cells[r] for r in candidates]
-            selected = candidates[exponential_mechanism(
-                np.array(scores), epsilon=epsilon, sensitivity=score_sensitivity, rng=rng,
-                ledger=ledger, label=f"round {t} selection")]
+            selected = select_worst_marginal(candidates, truth, estimates, epsilon=epsilon,
+                                             rng=rng, ledger=ledger, label=f"round {t} selection")
             measurements.append(measure_marginal(data, selected, sigma=sigma, rng=rng,
                                                  ledger=ledger, label=f"round {t}"))
             model = fit_model(domain, measurements, iters=config.pgm_iters, warm_start=model)
@@ -151,7 +146,30 @@ class MWEMPGM:
         return eligible
 
 
-def _uniform_marginals(domain: Domain, cliques: tuple[Clique, ...]) -> dict[Clique, np.ndarray]:
+def round_parameters(rho: float, rounds: int, alpha: float,
+                     ledger: Ledger) -> tuple[float, float]:
+    """(epsilon, sigma) of one MWEM round: (1 - alpha) rho / T to selection, alpha rho / T to
+    measurement (sigma for one marginal under the ledger's relation)."""
+    epsilon = exponential_mechanism_epsilon((1.0 - alpha) * rho / rounds)
+    sigma = gaussian_sigma(alpha * rho / rounds, marginal_l2_sensitivity(ledger.relation, 1))
+    return epsilon, sigma
+
+
+def select_worst_marginal(candidates: list[Clique], truth: Mapping[Clique, np.ndarray],
+                          estimates: Mapping[Clique, np.ndarray], *, epsilon: float,
+                          rng: np.random.Generator, ledger: Ledger, label: str) -> Clique:
+    """MWEM's selection: the exponential mechanism on q_r = ||M_r(D) - M_r(p)||_1 - n_r (counts).
+
+    The estimate depends on released values only, so q_r moves by at most one marginal's L1
+    sensitivity between neighbours.
+    """
+    scores = np.array([np.abs(truth[r] - estimates[r]).sum() - truth[r].size for r in candidates])
+    return candidates[exponential_mechanism(
+        scores, epsilon=epsilon, sensitivity=marginal_l1_sensitivity(ledger.relation, 1), rng=rng,
+        ledger=ledger, label=label)]
+
+
+def uniform_marginals(domain: Domain, cliques: Sequence[Clique]) -> dict[Clique, np.ndarray]:
     """Marginals of p_0, the uniform distribution with total 1 (data-independent).
 
     This is Private-PGM's estimate from no measurements, the reference code's p_0: with nothing

@@ -26,7 +26,6 @@ records.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numpy as np
@@ -38,7 +37,8 @@ from reprolib.mechanisms._base import (
     open_ledger,
     require_workload,
 )
-from reprolib.mechanisms._pgm import Clique, NoisyMarginal, measure_marginal
+from reprolib.mechanisms._pgm import Clique, NoisyMarginal, estimated_total, measure_marginal
+from reprolib.mechanisms.mwem_pgm import round_parameters, select_worst_marginal, uniform_marginals
 from reprolib.mechanisms.relaxed_projection import (
     RelaxedData,
     RelaxedProjectionConfig,
@@ -47,8 +47,6 @@ from reprolib.mechanisms.relaxed_projection import (
 from reprolib.privacy import (
     NeighbourRelation,
     PrivacyBudget,
-    exponential_mechanism,
-    marginal_l1_sensitivity,
 )
 from reprolib.queries import Workload
 
@@ -87,18 +85,6 @@ class MWEMRPLog:
     relaxed: RelaxedData
 
 
-def estimated_total(measurements: list[NoisyMarginal]) -> float:
-    """Inverse-variance weighted mean of the measurements' sums (at least 1; 1 with none).
-
-    sum(y) estimates N with variance sigma^2 n_r, so the weights are 1 / (sigma^2 n_r).
-    """
-    if not measurements:
-        return 1.0
-    sums = np.array([m.values.sum() for m in measurements])
-    weights = np.array([1.0 / (m.sigma**2 * m.values.size) for m in measurements])
-    return max(1.0, float(np.average(sums, weights=weights)))
-
-
 class MWEMRelaxedProjection:
     """MWEM with RAP's relaxed projection (AIM paper, Appendix F), rho-zCDP under add/remove."""
 
@@ -117,13 +103,9 @@ class MWEMRelaxedProjection:
         started = time.perf_counter()
         domain = data.domain
         rounds = self.config.rounds or len(domain)
-        epsilon = math.sqrt(8.0 * budget.rho / (2.0 * rounds))
-        sigma = math.sqrt(rounds / budget.rho)
-        # q_r moves by at most the L1 sensitivity of one marginal: ||.||_1 is 1-Lipschitz
-        sensitivity = marginal_l1_sensitivity(ledger.relation, 1)
+        epsilon, sigma = round_parameters(budget.rho, rounds, 0.5, ledger)  # Algorithm 1's split
         candidates = list(workload.cliques)
         truth = {r: data.marginal(r) for r in candidates}
-        sizes = np.array([truth[r].size for r in candidates])
 
         relaxed: RelaxedData | None = None
         measurements: list[NoisyMarginal] = []
@@ -132,13 +114,10 @@ class MWEMRelaxedProjection:
         fit_seconds: list[float] = []
         for t in range(1, rounds + 1):
             total = estimated_total(measurements)
-            estimates = {r: total * (relaxed.marginal(r) if relaxed is not None
-                                     else np.full(truth[r].shape, 1.0 / truth[r].size))
-                         for r in candidates}
-            scores = np.array([np.abs(truth[r] - estimates[r]).sum() for r in candidates]) - sizes
-            choice = candidates[exponential_mechanism(
-                scores, epsilon=epsilon, sensitivity=sensitivity, rng=rng, ledger=ledger,
-                label=f"round {t} selection")]
+            estimates = ({r: total * relaxed.marginal(r) for r in candidates} if relaxed
+                         else uniform_marginals(domain, candidates))  # total is 1 before round 1
+            choice = select_worst_marginal(candidates, truth, estimates, epsilon=epsilon, rng=rng,
+                                           ledger=ledger, label=f"round {t} selection")
             measurements.append(measure_marginal(data, choice, sigma=sigma, rng=rng,
                                                  ledger=ledger, label=f"round {t} {choice}"))
             selected.append(choice)

@@ -1,0 +1,70 @@
+"""AIM checks pass on the committed results and fail when a recorded number is wrong."""
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from reprolib._paths import repo_root
+from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+
+COMMITTED = repo_root() / "results"
+
+
+def _statuses(root):
+    checks = [c for c in checks_of("aim") if c.kind != "regression"]  # regression: slow, in CI
+    card = scorecard_frame(evaluate_checks(checks, root))
+    return dict(zip(card["check"], card["status"]))
+
+
+def _tamper(root, artifact, scale, change):
+    path = root / "aim" / artifact / f"{scale}.parquet"
+    table = pq.read_table(path)
+    frame = change(table.to_pandas())
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
+        table.schema.metadata), path)
+
+
+@pytest.fixture
+def copy_of_results(tmp_path):
+    shutil.copytree(COMMITTED, tmp_path / "results")
+    return tmp_path / "results"
+
+
+def test_committed_results_pass_every_aim_check():
+    statuses = _statuses(COMMITTED)
+    assert statuses and set(statuses.values()) == {"pass"}, statuses
+
+
+def test_wrong_dataset_statistics_fail(copy_of_results):
+    def change(frame):
+        frame["metrics_json"] = frame["metrics_json"].str.replace('"records": 1304',
+                                                                  '"records": 1305')
+        return frame
+
+    _tamper(copy_of_results, "aim-tab2", "small", change)
+    assert _statuses(copy_of_results)["aim-tab2-statistics"] == "fail"
+
+
+def _with_metrics(metrics_json, **changes):
+    metrics = json.loads(metrics_json)
+    metrics.update({name: change(metrics[name]) for name, change in changes.items()})
+    return json.dumps(metrics)
+
+
+def test_overspent_budget_and_rising_error_fail(copy_of_results):
+    def change(frame):
+        aim = frame["mechanism"] == "AIM"
+        frame.loc[aim, "metrics_json"] = [
+            _with_metrics(m, spent_rho=lambda rho: rho * 1.001,
+                          workload_error=lambda error, e=e: error + e)  # now rises with epsilon
+            for m, e in zip(frame.loc[aim, "metrics_json"], frame.loc[aim, "epsilon"],
+                            strict=True)]
+        return frame
+
+    _tamper(copy_of_results, "aim-fig1", "small", change)
+    statuses = _statuses(copy_of_results)
+    assert statuses["aim-fig1-budget-small"] == "fail"
+    assert statuses["aim-fig1-aim-falls-small"] == "fail"
