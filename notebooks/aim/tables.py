@@ -24,6 +24,7 @@ device = "auto"
 
 # %%
 import pandas as pd
+from myst_nb import glue
 
 from reprolib.experiments import run_experiment
 from reprolib.paper.aim import PAPER_TABLE1, PAPER_TABLE2
@@ -48,3 +49,27 @@ table2.columns = ["records", "attributes", "min domain", "max domain", "log10 to
 table2["paper (records, attributes, min-max)"] = [
     "{:,}, {}, {}–{}".format(*PAPER_TABLE2[d]) for d in table2.index]
 table2.style.format({"records": "{:,}", "log10 total domain": "{:.1f}"})
+
+# %% [markdown]
+# ## The budget of AIM's first round
+#
+# ρ for the paper's ε grid at δ = 1e-9 (CKS conversion) and the initial noise σ₀ and selection
+# parameter ε₁ of AIM ({prf:ref}`aim-alg-aim`) for the attribute counts of the paper's datasets:
+# d = 9 (salary, titanic), 15 (adult, fire), 16 (msnbc, nltcs). Closed forms, no data.
+
+# %%
+from reprolib.experiments.aim_setup import DELTA, PAPER_EPSILONS
+from reprolib.mechanisms.aim import AIMConfig, initial_parameters
+from reprolib.privacy import eps_to_rho
+
+rows = []
+for epsilon in PAPER_EPSILONS:
+    rho = eps_to_rho(epsilon, DELTA)
+    row = {"ε": f"{epsilon:.3g}", "ρ": f"{rho:.5g}"}
+    for d in (9, 15, 16):
+        sigma0, epsilon1 = initial_parameters(rho, d, AIMConfig())
+        row[f"σ₀, d={d}"], row[f"ε₁, d={d}"] = f"{sigma0:.4g}", f"{epsilon1:.4g}"
+    rows.append(row)
+worked = pd.DataFrame(rows).style.hide(axis="index")
+glue("aim-worked-numbers", worked, display=False)
+worked

@@ -152,6 +152,15 @@ def candidate_weights(workload: Workload) -> dict[Clique, float]:
             for r in downward_closure(workload.cliques)}
 
 
+def initial_parameters(rho: float, n_attributes: int, config: AIMConfig) -> tuple[float, float]:
+    """(sigma_0, epsilon_1): each round assumed to cost rho / T with T = rounds_factor * d, alpha
+    of it to the Gaussian measurement (1/(2 sigma_0^2)) and the rest to the selection
+    (epsilon_1^2 / 8)."""
+    rounds = config.rounds_factor * n_attributes
+    return (math.sqrt(rounds / (2.0 * config.alpha * rho)),
+            math.sqrt(8.0 * (1.0 - config.alpha) * rho / rounds))
+
+
 class AIM:
     """AIM (Algorithm 4), ρ-zCDP under add/remove neighbours (Theorem 1 of the paper)."""
 
@@ -180,15 +189,13 @@ class _AIMRun:
         self.candidates = list(self.weights)
         self.truth = {r: data.marginal(r) for r in self.candidates}
         self.constraints = _constraints(self.domain, config.structural_zeros)
-        self.rounds_budget = config.rounds_factor * len(self.domain)
         self.measurements: list[NoisyMarginal] = []
         self.rounds: list[AIMRound] = []
         self.last_candidacy: dict[Clique, Candidacy] = {}
 
     def run(self) -> SynthesisResult:
         config, started = self.config, time.perf_counter()
-        sigma = math.sqrt(self.rounds_budget / (2.0 * config.alpha * self.rho))
-        epsilon = math.sqrt(8.0 * (1.0 - config.alpha) * self.rho / self.rounds_budget)
+        sigma, epsilon = initial_parameters(self.rho, len(self.domain), config)
         for r in (c for c in self.candidates if len(c) == 1):
             self._measure(r, sigma, label=f"init {r[0]}")
         model = self._fit(config.pgm_iters, warm_start=None)
