@@ -81,3 +81,10 @@ def test_unknown_task_lists_the_five():
 def test_missing_file_says_offline(tmp_path):
     with pytest.raises(DataError, match=r"not available offline.*psam_p06\.csv.*download=True"):
         load_acs_task("income", root_dir=tmp_path)
+
+
+def test_horizon_selects_the_folder(acs_root):
+    with pytest.raises(DataError, match=r"5-Year/psam_p06\.csv does not exist"):
+        load_acs_task("income", root_dir=acs_root, horizon="5-Year")
+    with pytest.raises(ValueError, match="Unknown ACS horizon '3-Year'"):
+        load_acs_task("income", root_dir=acs_root, horizon="3-Year")

@@ -13,10 +13,19 @@ from reprolib.data._info import DatasetInfo, DatasetKind
 from reprolib.data._loaders_tables import SDNIST_EXCERPTS, sdnist_discretisation
 from reprolib.data._paths import DATA_DIR_ENV, data_dir, user_cache_dir, verify_file
 from reprolib.data._registry import dataset_info, list_datasets, load_dataset
+from reprolib.data.privpgd import (
+    PRIVPGD_DATASETS,
+    PrivPGDData,
+    PrivPGDDataset,
+    load_privpgd_dataset,
+    privpgd_data_claims,
+    privpgd_discretisation,
+)
 
 __all__ = [
     "ACS_TASKS",
     "DATA_DIR_ENV",
+    "PRIVPGD_DATASETS",
     "SDNIST_EXCERPTS",
     "AcsSchema",
     "ColumnCoding",
@@ -28,6 +37,8 @@ __all__ = [
     "Discretisation",
     "Domain",
     "ImageSet",
+    "PrivPGDData",
+    "PrivPGDDataset",
     "RawTable",
     "acs_schema",
     "data_dir",
@@ -37,6 +48,9 @@ __all__ = [
     "list_datasets",
     "load_acs_task",
     "load_dataset",
+    "load_privpgd_dataset",
+    "privpgd_data_claims",
+    "privpgd_discretisation",
     "sdnist_discretisation",
     "user_cache_dir",
     "verify_file",

@@ -20,6 +20,7 @@ from reprolib.data._paths import require_file, user_cache_dir
 
 __all__ = [
     "ACS_DATASETS",
+    "ACS_HORIZONS",
     "ACS_NUMERICAL",
     "ACS_TASKS",
     "LABEL",
@@ -41,7 +42,8 @@ ACS_TASKS = {
 ACS_NUMERICAL = frozenset({"AGEP", "WKHP", "PINCP", "POVPIP", "JWMNP"})
 #: Name of the binary label column (the task's target after folktables' transform).
 LABEL = "label"
-_HORIZON = "1-Year"
+#: ACS PUMS horizons folktables serves; PrivPGD used the 5-year sample.
+ACS_HORIZONS = ("1-Year", "5-Year")
 _SCHEMA_SOURCE = "jaabmar/private-pgd@dd315e0ad3d09b2b326028d99754e781307ac4b8, data/datasets/"
 
 
@@ -55,8 +57,8 @@ def _problem(task: str):
     return getattr(folktables, problem_name)
 
 
-def _person_file(root: Path, state: str, year: int) -> Path:
-    """Where folktables keeps (and looks for) the person file of ``state`` and ``year``."""
+def _person_file(root: Path, state: str, year: int, horizon: str = "1-Year") -> Path:
+    """Where folktables keeps (and looks for) the person file of ``state``, ``year``, horizon."""
     from folktables.load_acs import _STATE_CODES
 
     if state not in _STATE_CODES:
@@ -65,18 +67,20 @@ def _person_file(root: Path, state: str, year: int) -> Path:
         )
     if year < 2014:
         raise ValueError(f"folktables serves ACS years from 2014 on, got {year}.")
+    if horizon not in ACS_HORIZONS:
+        raise ValueError(f"Unknown ACS horizon {horizon!r}; choose one of {ACS_HORIZONS}.")
     name = (
         f"psam_p{_STATE_CODES[state]}.csv"
         if year >= 2017
         else f"ss{year % 100:02d}p{state.lower()}.csv"
     )
-    return root / str(year) / _HORIZON / name
+    return root / str(year) / horizon / name
 
 
-def _default_root(state: str, year: int) -> Path:
+def _default_root(state: str, year: int, horizon: str = "1-Year") -> Path:
     """``<data_dir()>/folktables`` if it holds the file or is writable, else the user cache."""
     shared = default_data_dir() / "folktables"
-    if _person_file(shared, state, year).is_file():
+    if _person_file(shared, state, year, horizon).is_file():
         return shared
     existing = next((p for p in (shared, *shared.parents) if p.exists()), shared)
     return shared if os.access(existing, os.W_OK) else user_cache_dir() / "folktables"
@@ -88,8 +92,9 @@ def load_acs_task(
     year: int = 2018,
     root_dir: Path | str | None = None,
     download: bool = False,
+    horizon: str = "1-Year",
 ) -> RawTable:
-    """Features and label of a folktables ACS task (1-year person survey of one state).
+    """Features and label of a folktables ACS task (person survey of one state).
 
     The rows pass the task's folktables filter (e.g. ACSIncome: age > 16, income > 100, hours
     > 0); missing feature values become 0, as folktables does. The label column ``"label"``
@@ -102,29 +107,31 @@ def load_acs_task(
             ``travel_time``.
         state: Two-letter state code.
         year: Survey year (>= 2014).
-        root_dir: folktables' data folder (it holds ``<year>/1-Year/psam_p<fips>.csv``).
+        root_dir: folktables' data folder (it holds ``<year>/<horizon>/psam_p<fips>.csv``).
             Default: ``<data_dir()>/folktables``, or ``~/.cache/reprolib/data/folktables``
             when that is not writable.
         download: Fetch the file from the Census Bureau if it is missing (needs network).
+        horizon: ``"1-Year"`` (default) or ``"5-Year"`` (the sample PrivPGD used).
 
     Raises:
-        ValueError: For an unknown task or state.
+        ValueError: For an unknown task, state or horizon.
         DataError: If the file is missing and ``download`` is false.
     """
     import folktables
 
     problem = _problem(task)
-    root = Path(root_dir) if root_dir is not None else _default_root(state, year)
-    person_file = _person_file(root, state, year)
+    root = Path(root_dir) if root_dir is not None else _default_root(state, year, horizon)
+    person_file = _person_file(root, state, year, horizon)
     if not download and not person_file.is_file():
         raise DataError(
-            f"ACS PUMS rows for {state} {year} ({_HORIZON}, person) are not available offline:"
+            f"ACS PUMS rows for {state} {year} ({horizon}, person) are not available offline:"
             f" {person_file} does not exist. On a machine with network access call"
-            f" load_acs_task({task!r}, state={state!r}, year={year}, download=True), which"
-            " fetches them from www2.census.gov through folktables, or copy the file there."
+            f" load_acs_task({task!r}, state={state!r}, year={year}, horizon={horizon!r},"
+            " download=True), which fetches them from www2.census.gov through folktables, or"
+            " copy the file there."
         )
     source = folktables.ACSDataSource(
-        survey_year=str(year), horizon=_HORIZON, survey="person", root_dir=str(root)
+        survey_year=str(year), horizon=horizon, survey="person", root_dir=str(root)
     )
     rows = source.get_data(states=[state], download=download)
     features, target, _ = problem.df_to_pandas(rows)

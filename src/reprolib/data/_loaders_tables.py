@@ -133,7 +133,8 @@ def _load_medical_charges(root: Path) -> RawTable:
     """CMS Medicare inpatient charges FY2011 (163,065 rows), header names stripped of spaces.
 
     A close stand-in for OpenML 44146 ``medical_charges``, not the same table: this first
-    release lacks ``Average Medicare Payments`` (44146's target), so no target is set.
+    release lacks ``Average Medicare Payments`` (one of 44146's three features; its target is
+    ``AverageTotalPayments``). No target is set here.
     Currency columns are parsed to float dollars.
     """
     path = root / "medical-charges" / "IPPS_DRG_CSV.zip"

@@ -8,8 +8,9 @@ The inputs are AIM's private outputs only, so computing a bound costs no privacy
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,6 +21,7 @@ from reprolib.queries import Clique
 
 if TYPE_CHECKING:
     from reprolib.mechanisms._pgm import NoisyMarginal
+    from reprolib.mechanisms.aim import AIMLog
 
 SUPPORTED_LAMBDA_95 = math.sqrt(2.0 * math.log(20.0))
 """lambda of Corollary 3 for 95 % confidence: exp(-lambda^2 / 2) = 0.05 (about 2.448)."""
@@ -233,3 +235,54 @@ def unsupported_bound(
         selected_measurement=selected_measurement,
         selected_model_marginal=selected_model_marginal, lambda1=lambda1, lambda2=lambda2)
     return float(np.abs(synthetic - model).sum()) + bound
+
+
+@dataclasses.dataclass(frozen=True)
+class MarginalBound:
+    """A 95 % (by default) bound on ||M_r(D) - M_r(D_hat)||_1 in counts, and which result gave it."""
+
+    clique: Clique
+    supported: bool
+    bound: float
+
+
+def aim_error_bounds(
+    log: AIMLog,
+    synthetic: Callable[[Clique], np.ndarray],
+    cliques: Iterable[Clique],
+    *,
+    lam: float = SUPPORTED_LAMBDA_95,
+    lambda1: float = UNSUPPORTED_LAMBDA1_95,
+    lambda2: float = UNSUPPORTED_LAMBDA2_95,
+) -> list[MarginalBound]:
+    """Section 5's bound for each clique, from AIM's released log alone (no privacy cost).
+
+    A clique inside some measured clique is supported and gets Corollary 3; any other clique gets
+    Corollary 5 from the last round in which it was a candidate, as the paper prescribes. A clique
+    that was never measured nor a candidate has no bound and is left out. ``synthetic`` maps a
+    clique to M_r(D_hat) in counts (e.g. ``Dataset.marginal``).
+    """
+    bounds = []
+    for clique in cliques:
+        clique = tuple(clique)
+        synthetic_marginal = np.asarray(synthetic(clique), dtype=float)
+        supported = weighted_average_estimate(clique, log.measurements)
+        if supported is not None:
+            estimate, sigma = supported
+            bounds.append(MarginalBound(clique, True,
+                                        supported_bound(estimate, sigma, synthetic_marginal,
+                                                        lam=lam)))
+            continue
+        candidacy = log.last_candidacy.get(clique)
+        if candidacy is None:
+            continue
+        past = candidacy.round
+        bound = unsupported_bound(
+            weight=candidacy.weight, model_marginal=candidacy.model_marginal,
+            synthetic_marginal=synthetic_marginal, epsilon=past.epsilon, sigma=past.sigma,
+            sensitivity=past.sensitivity, n_candidates=past.n_candidates,
+            selected_weight=past.selected_weight,
+            selected_measurement=past.measurement.values,
+            selected_model_marginal=past.model_selected, lambda1=lambda1, lambda2=lambda2)
+        bounds.append(MarginalBound(clique, False, bound))
+    return bounds
