@@ -52,3 +52,35 @@ def test_every_figure_mechanism_builds_with_its_declared_relation():
         assert mechanism.name == name
     with pytest.raises(ValueError, match="unknown mechanism"):
         build_mechanism("RAP", {"pgm_iters": 10})
+
+
+def test_study_grids_follow_their_settings():
+    from reprolib.experiments.aim_studies import STUDIES
+
+    paper = STUDIES["paper"]
+    assert paper.dataset == "fire" and paper.capacities_mb[0] == 1.25
+    assert paper.capacities_mb[-1] == 1280.0 and len(paper.capacities_mb) == 11
+    capacity = get_experiment("aim-fig4ab").cells("paper", {})
+    assert len(capacity) == 11 * 2 * 5 and {c.dataset for c in capacity} == {"fire"}
+    assert {c.params["max_model_size_mb"] for c in capacity} == set(paper.capacities_mb)
+    mwem = get_experiment("aim-fig7").cells("paper", {})
+    assert len(mwem) == 6 * 2 * 9 * len(paper.mwem_rounds) * 5
+    assert {c.mechanism for c in mwem} == {"MWEM+PGM", "MWEM+RP"}
+    bounds = get_experiment("aim-fig4c").cells("small", {"epsilon": 3.0})
+    assert {c.epsilon for c in bounds} == {3.0}
+
+
+@pytest.mark.parametrize("artifact, source", [("aim-fig5", "aim-fig1"), ("aim-fig6", "aim-fig1")])
+def test_derived_figures_read_the_recorded_aim_runs(artifact, source):
+    from reprolib.experiments import run_experiment
+
+    recorded = run_experiment(source, scale="smoke", progress=False)
+    aim = recorded[recorded["mechanism"] == "AIM"].iloc[0]
+    cells = get_experiment(artifact).cells("smoke", {})
+    cell = next(c for c in cells if c.params.get("workload", "all-3way") == "all-3way")
+    metrics = get_experiment(artifact).compute(cell, "cpu")
+    if artifact == "aim-fig6":
+        assert metrics["seconds"] == aim["metric.seconds"]
+    else:
+        assert metrics["aim_workload_error"] == aim["metric.workload_error"]
+        assert 0.0 < metrics["matching_fraction"] <= 1.0

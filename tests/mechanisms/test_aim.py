@@ -133,3 +133,24 @@ def test_refuses_other_relations_and_missing_workloads(small_titanic):
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=field):
         AIMConfig(**{field: value})
+
+
+def test_error_bounds_follow_section_5_and_cover_the_true_errors(run):
+    from reprolib.mechanisms._pgm import downward_closure
+    from reprolib.metrics import aim_error_bounds, supported_bound, weighted_average_estimate
+
+    data, _, workload, result = run
+    cliques = downward_closure(workload.cliques)
+    bounds = aim_error_bounds(result.log, result.synthetic.marginal, cliques)
+    measured = [set(m.clique) for m in result.log.measurements]
+    for b in bounds:
+        assert b.supported == any(set(b.clique) <= m for m in measured)
+    supported = next(b for b in bounds if b.supported and len(b.clique) == 2)
+    estimate, sigma = weighted_average_estimate(supported.clique, result.log.measurements)
+    assert supported.bound == supported_bound(estimate, sigma,
+                                              result.synthetic.marginal(supported.clique))
+    assert any(not b.supported for b in bounds)
+    errors = {b.clique: np.abs(data.marginal(b.clique)
+                               - result.synthetic.marginal(b.clique)).sum() for b in bounds}
+    assert np.mean([errors[b.clique] <= b.bound for b in bounds]) >= 0.95
+    assert len(bounds) >= 0.9 * len(cliques)  # nearly every marginal was measured or a candidate

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from reprolib.mechanisms._pgm import junction_tree_size_mb
+from reprolib.mechanisms._jtsize import junction_tree_size_mb
 from reprolib.mechanisms.mwem_pgm import MWEMPGM, MWEMPGMConfig
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload, all_kway

@@ -68,3 +68,29 @@ def test_overspent_budget_and_rising_error_fail(copy_of_results):
     statuses = _statuses(copy_of_results)
     assert statuses["aim-fig1-budget-small"] == "fail"
     assert statuses["aim-fig1-aim-falls-small"] == "fail"
+
+
+def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results):
+    def bigger_model(frame):
+        frame["metrics_json"] = [_with_metrics(m, model_size_mb=lambda size: size * 1e6)
+                                 for m in frame["metrics_json"]]
+        return frame
+
+    def bounds_below_errors(frame):
+        frame["metrics_json"] = [_with_metrics(m, bound=lambda b: [0.0] * len(b))
+                                 for m in frame["metrics_json"]]
+        return frame
+
+    def pgm_worse(frame):
+        pgm = frame["mechanism"] == "MWEM+PGM"
+        frame.loc[pgm, "metrics_json"] = [_with_metrics(m, workload_error=lambda e: e + 10.0)
+                                          for m in frame.loc[pgm, "metrics_json"]]
+        return frame
+
+    _tamper(copy_of_results, "aim-fig4ab", "small", bigger_model)
+    _tamper(copy_of_results, "aim-fig4c", "small", bounds_below_errors)
+    _tamper(copy_of_results, "aim-fig7", "small", pgm_worse)
+    statuses = _statuses(copy_of_results)
+    assert statuses["aim-fig4ab-within-capacity-small"] == "fail"
+    assert statuses["aim-fig4c-coverage-small"] == "fail"
+    assert statuses["aim-fig7-pgm-wins-small"] == "fail"

@@ -88,13 +88,16 @@ ARTIFACTS: tuple[Artifact, ...] = (
                parameters={"artifact": f"aim-fig{k}"})
       for k, title in ((1, "all 3-way marginals"), (2, "target workload"),
                        (3, "skewed workload"))],
-    *_pending("aim", [
-        ("aim-fig4ab", "Tuning model capacity"),
-        ("aim-fig4c", "Uncertainty quantification"),
-        ("aim-fig5", "Subsampling fraction that matches AIM's error"),
-        ("aim-fig6", "AIM runtime vs epsilon"),
-        ("aim-fig7", "MWEM+PGM vs MWEM+relaxed projection"),
-    ]),
+    Artifact(id="aim-fig4ab", paper="aim", title="Tuning model capacity",
+             notebook="notebooks/aim/capacity.py"),
+    Artifact(id="aim-fig4c", paper="aim", title="Uncertainty quantification",
+             notebook="notebooks/aim/uncertainty.py"),
+    Artifact(id="aim-fig5", paper="aim", title="Subsampling fraction that matches AIM's error",
+             notebook="notebooks/aim/subsampling.py"),
+    Artifact(id="aim-fig6", paper="aim", title="AIM runtime vs epsilon",
+             notebook="notebooks/aim/runtime.py"),
+    Artifact(id="aim-fig7", paper="aim", title="MWEM+PGM vs MWEM+relaxed projection",
+             notebook="notebooks/aim/mwem_generators.py"),
     *_pending("privpgd", [
         ("privpgd-fig1", "Four errors relative to PrivPGD at epsilon 2.5"),
         ("privpgd-fig2", "SW1 and TV distances at epsilon 2.5"),

@@ -31,6 +31,11 @@ _EXPERIMENTS = {
     "aim-fig1": "reprolib.experiments.aim:ALL_3WAY",
     "aim-fig2": "reprolib.experiments.aim:TARGET",
     "aim-fig3": "reprolib.experiments.aim:SKEWED",
+    "aim-fig4ab": "reprolib.experiments.aim_studies:CAPACITY",
+    "aim-fig4c": "reprolib.experiments.aim_studies:BOUNDS",
+    "aim-fig5": "reprolib.experiments.aim_studies:MATCHING",
+    "aim-fig6": "reprolib.experiments.aim_studies:RUNTIME",
+    "aim-fig7": "reprolib.experiments.aim_studies:MWEM_GENERATORS",
 }
 
 

@@ -20,8 +20,10 @@ from reprolib.experiments.aim_setup import (
     PROFILES,
     build_mechanism,
     build_workload,
+    cell_params,
     error_metrics,
     load_aim_dataset,
+    load_cell_data,
     run_mechanism,
 )
 
@@ -53,16 +55,8 @@ def _settings(scale: Scale, overrides: Mapping[str, object]) -> dict[str, object
         "epsilons": tuple(overrides.get("epsilons") or profile.epsilons),
         "trials": int(overrides.get("trials") or profile.trials),
         "mechanisms": tuple(overrides.get("mechanisms") or profile.mechanisms),
-        "params": {"pgm_iters": int(overrides.get("pgm_iters") or profile.pgm_iters),
-                   "max_model_size_mb": float(overrides.get("max_model_size_mb")
-                                              or profile.max_model_size_mb),
-                   "attributes": list(profile.attributes) if profile.attributes else None},
+        "params": cell_params(scale, overrides),
     }
-
-
-def _data(cell: Cell):
-    attributes = cell.params.get("attributes")
-    return load_aim_dataset(cell.dataset, tuple(attributes) if attributes else None)
 
 
 # -- Table 1: the taxonomy, read from each mechanism's declared traits ----------------------------
@@ -110,7 +104,7 @@ def _figure_cells(artifact: str):
 
 
 def _workload_error_run(cell: Cell, device: str) -> dict[str, object]:
-    data = _data(cell)
+    data = load_cell_data(cell)
     workload = build_workload(str(cell.params["workload"]), data, cell.dataset)
     result, seconds = run_mechanism(build_mechanism(cell.mechanism, cell.params), data,
                                     workload, cell.epsilon, cell.seed)
@@ -138,7 +132,7 @@ def structural_zeros(data, pairs):
 def _zeros_run(cell: Cell, device: str) -> dict[str, object]:
     from reprolib.mechanisms.aim import AIM
 
-    data = _data(cell)
+    data = load_cell_data(cell)
     workload = build_workload("all-3way", data, cell.dataset)
     pairs = FIRE_ZERO_PAIRS if cell.dataset == "fire" else TITANIC_ZERO_PAIRS
     zeros = structural_zeros(data, pairs) if cell.mechanism == "AIM+SZ" else ()

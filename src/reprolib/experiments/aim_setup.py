@@ -24,6 +24,7 @@ NATURAL_TARGETS = {"adult": "income>50K", "titanic": "Survived"}
 WORKLOAD_SEED = 0  # one seed for every random workload, so all mechanisms see the same queries
 WORKLOADS = ("all-3way", "target", "skewed")
 WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "Gaussian", "MWEM+RP")
+LOSS_WEIGHTING = "inverse-variance"  # Private-PGM's maximum-likelihood loss, as the reference code
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -73,6 +74,22 @@ def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Da
     return data.project([a for a in data.domain.attributes if a in attributes])
 
 
+def cell_params(scale: Scale, overrides: Mapping[str, object]) -> dict[str, object]:
+    """The run parameters every AIM experiment cell records: the scale's, or the user's overrides."""
+    profile = PROFILES[scale]
+    return {"pgm_iters": int(overrides.get("pgm_iters") or profile.pgm_iters),
+            "loss_weighting": str(overrides.get("loss_weighting") or LOSS_WEIGHTING),
+            "max_model_size_mb": float(overrides.get("max_model_size_mb")
+                                       or profile.max_model_size_mb),
+            "attributes": list(profile.attributes) if profile.attributes else None}
+
+
+def load_cell_data(cell) -> Dataset:
+    """The dataset of an experiment cell, restricted to its ``attributes`` parameter if set."""
+    attributes = cell.params.get("attributes")
+    return load_aim_dataset(cell.dataset, tuple(attributes) if attributes else None)
+
+
 def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
     """The paper's workload ``kind`` on ``data`` (targets: natural ones, else a seeded draw)."""
     if kind == "all-3way":
@@ -88,11 +105,13 @@ def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
 def build_mechanism(name: str, params: Mapping[str, object]):
     """A mechanism of the AIM experiments, configured from a cell's parameters."""
     iters = int(params["pgm_iters"])
+    weighting = str(params.get("loss_weighting", LOSS_WEIGHTING))
     if name == "AIM":
         from reprolib.mechanisms.aim import AIM, AIMConfig
 
         return AIM(AIMConfig(pgm_iters=iters, final_pgm_iters=iters,
-                             max_model_size_mb=float(params["max_model_size_mb"])))
+                             max_model_size_mb=float(params["max_model_size_mb"]),
+                             loss_weighting=weighting))
     if name == "MWEM+PGM":
         from reprolib.mechanisms.mwem_pgm import MWEMPGM, MWEMPGMConfig
 
@@ -104,7 +123,8 @@ def build_mechanism(name: str, params: Mapping[str, object]):
     if name == "MST":
         from reprolib.mechanisms.mst import MST, MSTConfig
 
-        return MST(MSTConfig(pgm_iters=iters, selection_pgm_iters=iters))
+        return MST(MSTConfig(pgm_iters=iters, selection_pgm_iters=iters,
+                             loss_weighting=weighting))
     if name == "PrivBayes+PGM":
         from reprolib.mechanisms.privbayes_pgm import PrivBayesPGM, PrivBayesPGMConfig
 

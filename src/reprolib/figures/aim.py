@@ -14,6 +14,13 @@ MECHANISM_COLOURS = {
 }
 
 
+def _errorbar(ax, rows: pd.DataFrame, x: str, **style) -> None:
+    """Mean against ``x`` with min-max bars (``rows`` from :func:`summarise` or alike)."""
+    rows = rows.sort_values(x)
+    ax.errorbar(rows[x], rows["mean"], yerr=[rows["mean"] - rows["min"], rows["max"] - rows["mean"]],
+                marker="o", markersize=3, capsize=2, **style)
+
+
 def summarise(frame: pd.DataFrame, metric: str = "workload_error") -> pd.DataFrame:
     """Mean, min and max of ``metric`` over trials, per dataset, mechanism and epsilon."""
     column = f"metric.{metric}"
@@ -29,12 +36,9 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
     fig, axes = new_figure(len(datasets), width=3.6, height=3.0)
     for ax, dataset in zip(axes, datasets, strict=True):
         for mechanism, rows in summary[summary["dataset"] == dataset].groupby("mechanism"):
-            rows = rows.sort_values("epsilon")
-            ax.errorbar(rows["epsilon"], rows["mean"],
-                        yerr=[rows["mean"] - rows["min"], rows["max"] - rows["mean"]],
-                        label=mechanism, color=MECHANISM_COLOURS.get(mechanism),
-                        linestyle="-" if mechanism in WORKLOAD_AWARE else ":",
-                        marker="o", markersize=3, capsize=2)
+            _errorbar(ax, rows, "epsilon", label=mechanism,
+                      color=MECHANISM_COLOURS.get(mechanism),
+                      linestyle="-" if mechanism in WORKLOAD_AWARE else ":")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(dataset)
@@ -50,3 +54,104 @@ def best_share(frame: pd.DataFrame, mechanisms: tuple[str, ...],
     summary = summarise(frame[frame["mechanism"].isin(mechanisms)], metric)
     winners = summary.loc[summary.groupby(["dataset", "epsilon"])["mean"].idxmin(), "mechanism"]
     return winners.value_counts(normalize=True).reindex(mechanisms, fill_value=0.0)
+
+
+def capacity_sweep(frame: pd.DataFrame):
+    """Figure 4 (a-b): runtime and workload error against model capacity, one line per epsilon."""
+    fig, (runtime, error) = new_figure(2, width=3.8, height=3.0)
+    for ax, metric, label in ((runtime, "seconds", "runtime (s)"),
+                              (error, "workload_error", "workload error (Definition 2)")):
+        summary = (frame.groupby(["epsilon", "param.max_model_size_mb"])[f"metric.{metric}"]
+                   .agg(["mean", "min", "max"]).reset_index())
+        for epsilon, rows in summary.groupby("epsilon"):
+            _errorbar(ax, rows, "param.max_model_size_mb", label=f"ε = {epsilon:g}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("model capacity (MB)")
+        ax.set_ylabel(label)
+    error.legend(fontsize=8)
+    return fig
+
+
+def bounds_scatter(errors: pd.DataFrame):
+    """Figure 4 (c): true L1 error of each marginal against its 95 % bound (log-log, y = x line).
+
+    ``errors`` has one row per marginal with columns ``error``, ``bound`` and ``supported``.
+    """
+    fig, (ax,) = new_figure(1, width=4.4, height=3.6)
+    for supported, colour, label in ((True, "#1f77b4", "supported (Cor. 3)"),
+                                     (False, "#d62728", "unsupported (Cor. 5)")):
+        rows = errors[errors["supported"] == supported]
+        ax.scatter(rows["bound"], rows["error"], s=8, alpha=0.6, color=colour, label=label)
+    low = max(min(errors["error"].min(), errors["bound"].min()), 1e-1)
+    high = max(errors["error"].max(), errors["bound"].max())
+    ax.plot([low, high], [low, high], color="black", linewidth=0.8, label="error = bound")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("95 % bound on ‖M_r(D) − M_r(D̂)‖₁")
+    ax.set_ylabel("true error ‖M_r(D) − M_r(D̂)‖₁")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def matching_fractions(frame: pd.DataFrame):
+    """Figure 5: the subsampling fraction matching AIM's error, one panel per workload."""
+    workloads = list(dict.fromkeys(frame["param.workload"]))
+    fig, axes = new_figure(len(workloads), width=3.4, height=3.0)
+    for ax, workload in zip(axes, workloads, strict=True):
+        for dataset, rows in frame[frame["param.workload"] == workload].groupby("dataset"):
+            rows = rows.sort_values("epsilon")
+            ax.plot(rows["epsilon"], rows["metric.matching_fraction"], marker="o", markersize=3,
+                    label=dataset)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(workload)
+        ax.set_xlabel("ε")
+    axes[0].set_ylabel("fraction of records, m / N")
+    axes[-1].legend(fontsize=7)
+    return fig
+
+
+def runtime_vs_epsilon(frame: pd.DataFrame):
+    """Figure 6: AIM's wall time against epsilon, one line per dataset, min-max bars."""
+    summary = (frame.groupby(["dataset", "epsilon"])["metric.seconds"]
+               .agg(["mean", "min", "max"]).reset_index())
+    fig, (ax,) = new_figure(1, width=4.4, height=3.2)
+    for dataset, rows in summary.groupby("dataset"):
+        _errorbar(ax, rows, "epsilon", label=dataset)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("AIM runtime (s)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def best_over_rounds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Figure 7's statistic: per dataset, mechanism and epsilon, the smallest trial-mean error
+    over the round counts T, and the T that attains it."""
+    means = (frame.groupby(["dataset", "mechanism", "epsilon", "param.rounds"])
+             ["metric.workload_error"].mean().reset_index())
+    best = means.loc[means.groupby(["dataset", "mechanism", "epsilon"])
+                     ["metric.workload_error"].idxmin()]
+    return best.rename(columns={"metric.workload_error": "best_error",
+                                "param.rounds": "best_rounds"}).reset_index(drop=True)
+
+
+def mwem_comparison(frame: pd.DataFrame):
+    """Figure 7: best-over-T workload error of MWEM+PGM and MWEM+RP against epsilon."""
+    best = best_over_rounds(frame)
+    datasets = list(dict.fromkeys(best["dataset"]))
+    fig, axes = new_figure(len(datasets), width=3.6, height=3.0)
+    for ax, dataset in zip(axes, datasets, strict=True):
+        for mechanism, rows in best[best["dataset"] == dataset].groupby("mechanism"):
+            rows = rows.sort_values("epsilon")
+            ax.plot(rows["epsilon"], rows["best_error"], marker="o", markersize=3,
+                    label=mechanism, color=MECHANISM_COLOURS.get(mechanism))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(dataset)
+        ax.set_xlabel("ε")
+    axes[0].set_ylabel("workload error, best T")
+    axes[-1].legend(fontsize=8)
+    return fig

@@ -1,8 +1,8 @@
 """Private-PGM (mbi 2.0) for the select-measure-generate mechanisms.
 
 Measuring a marginal (the only place these mechanisms touch the data with noise), fitting the
-graphical model to the noisy marginals, reading many marginals of a fitted model at once, the
-junction-tree size that AIM's capacity rule uses, and seeded generation of records.
+graphical model to the noisy marginals, reading many marginals of a fitted model at once, and
+seeded generation of records. (JT-SIZE, for capacity rules, lives in ``_jtsize``.)
 
 Importing this module turns on float64 in JAX (mbi warns that float32 stalls its estimators on
 large datasets) and turns off JAX's persistent compilation cache (counterproductive for mbi).
@@ -68,16 +68,17 @@ def fit_model(
     measurements: Sequence[NoisyMarginal],
     *,
     iters: int,
-    weighting: LossWeighting = "inverse-std",
+    weighting: LossWeighting = "inverse-variance",
     warm_start: mbi.MarkovRandomField | None = None,
     constraints: Sequence[mbi.Constraint] = (),
 ) -> mbi.MarkovRandomField:
     """Private-PGM: the graphical model that best explains ``measurements`` (mirror descent).
 
-    ``weighting`` picks the loss. ``"inverse-std"`` is sum_i ||M_i(p) - y_i||^2 / sigma_i, the
-    objective of the AIM paper and of the 2022 Private-PGM library its experiments ran on;
-    ``"inverse-variance"`` is mbi 2.0's Gaussian log-likelihood, sum_i ||M_i(p) - y_i||^2 /
-    sigma_i^2. The two agree when all sigmas are equal. The total is the minimum-variance unbiased
+    ``weighting`` picks the loss. ``"inverse-variance"`` (default) is the Gaussian
+    log-likelihood sum_i ||M_i(p) - y_i||^2 / sigma_i^2, which every Private-PGM version implements
+    (the 2022 library scales each residual by 1/sigma before squaring; mbi 2.0 likewise);
+    ``"inverse-std"`` is sum_i ||M_i(p) - y_i||^2 / sigma_i, the AIM paper's displayed objective as
+    usually transcribed. The two agree when all sigmas are equal. The total is the minimum-variance unbiased
     combination of the measurements' sums (mbi's estimator) under either loss.
     """
     return estimation.MirrorDescent().estimate(
@@ -109,11 +110,6 @@ def estimated_total(measurements: Sequence[NoisyMarginal]) -> float:
         loss_measurements(measurements, "inverse-variance")))
 
 
-def junction_tree_size_mb(domain: Domain, cliques: Iterable[Clique]) -> float:
-    """JT-SIZE: megabytes (2**20 bytes, 8 per cell) of the junction tree the cliques imply."""
-    return float(junction_tree.hypothetical_model_size(domain.to_mbi(), [tuple(c) for c in cliques]))
-
-
 def model_marginals(model: mbi.MarkovRandomField,
                     cliques: Iterable[Clique]) -> dict[Clique, np.ndarray]:
     """The model's marginals (counts) on many attribute sets at once, in numpy.
@@ -134,17 +130,45 @@ class _CalibratedTree:
         cliques = list(potentials.cliques) + [c.clique for c in model.constraints]
         jtree, _ = junction_tree.make_junction_tree(potentials.domain, cliques)
         maximal = junction_tree.maximal_cliques(jtree)
-        expanded = potentials.expand(maximal)
-        if model.constraints:
-            calibrated = marginal_oracles.message_passing_shafer_shenoy(
-                expanded, model.total, constraints=model.constraints)
-        else:
-            calibrated = marginal_oracles.message_passing_stable(expanded, model.total)
         self.tree = jtree
-        self.tables = {c: np.asarray(calibrated[c].values, dtype=np.float64) for c in maximal}
-        self.axes = {c: tuple(calibrated[c].domain.attributes) for c in maximal}
+        if model.constraints:  # structural zeros: mbi's constrained message passing
+            calibrated = marginal_oracles.message_passing_shafer_shenoy(
+                potentials.expand(maximal), model.total, constraints=model.constraints)
+            self.tables = {c: np.asarray(calibrated[c].values, dtype=np.float64) for c in maximal}
+            self.axes = {c: tuple(calibrated[c].domain.attributes) for c in maximal}
+        else:
+            self.axes = {c: tuple(c) for c in maximal}
+            self.tables = self._calibrate(potentials, jtree, float(model.total))
         self.by_size = sorted(maximal, key=lambda c: self.tables[c].size)
         self.labels = {a: i for i, a in enumerate(potentials.domain.attributes)}
+
+    def _calibrate(self, potentials, jtree: nx.Graph, total: float) -> dict[Clique, np.ndarray]:
+        """Sum-product on the junction tree in log space, in numpy (no JAX program to compile).
+
+        Each potential is added to one maximal clique that holds it; Shafer-Shenoy messages are
+        log-sum-exps onto the separators; each clique's belief is normalised to ``total``.
+        """
+        domain = potentials.domain
+        beliefs = {c: np.zeros(domain.project(c).shape) for c in self.axes}
+        for clique in potentials.cliques:
+            factor = potentials[clique]
+            home = next(c for c in self.axes if set(clique) <= set(c))
+            beliefs[home] = beliefs[home] + _broadcast(
+                np.asarray(factor.values, dtype=np.float64), tuple(factor.domain.attributes), home)
+        messages: dict[tuple[Clique, Clique], np.ndarray] = {}
+        for sender, receiver in junction_tree.message_passing_order(jtree):
+            incoming = sum((_broadcast(messages[(k, sender)], _separator(k, sender), sender)
+                            for k in jtree.neighbors(sender) if k != receiver), beliefs[sender])
+            messages[(sender, receiver)] = _log_sum_to(incoming, sender,
+                                                       _separator(sender, receiver))
+        tables = {}
+        for clique in self.axes:
+            belief = sum((_broadcast(messages[(k, clique)], _separator(k, clique), clique)
+                          for k in jtree.neighbors(clique)), beliefs[clique])
+            belief = belief - belief.max()
+            probabilities = np.exp(belief)
+            tables[clique] = probabilities * (total / probabilities.sum())
+        return tables
 
     def marginal(self, clique: Clique) -> np.ndarray:
         for node in self.by_size:
@@ -193,6 +217,25 @@ class _CalibratedTree:
             operands += [conditional, [self.labels[a] for a in axes]]
         labels = [self.labels[a] for a in clique]
         return np.einsum(*operands, labels, optimize="greedy"), clique
+
+
+def _separator(sender: Clique, receiver: Clique) -> Clique:
+    return tuple(a for a in receiver if a in sender)
+
+
+def _broadcast(table: np.ndarray, axes: Clique, target: Clique) -> np.ndarray:
+    """``table`` (axes ``axes``, a subset of ``target``) shaped to broadcast against ``target``."""
+    ordered = np.transpose(table, [axes.index(a) for a in target if a in axes])
+    return np.expand_dims(ordered, [i for i, a in enumerate(target) if a not in axes])
+
+
+def _log_sum_to(table: np.ndarray, axes: Clique, kept: Clique) -> np.ndarray:
+    """log sum exp of ``table`` over the axes not in ``kept``; result axes in ``kept``'s order."""
+    drop = tuple(i for i, a in enumerate(axes) if a not in kept)
+    peak = table.max(axis=drop, keepdims=True) if drop else table
+    summed = np.log(np.exp(table - peak).sum(axis=drop)) + np.squeeze(peak, axis=drop)
+    remaining = [a for a in axes if a in kept]
+    return np.transpose(summed, [remaining.index(a) for a in kept])
 
 
 def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.random.Generator,

@@ -24,13 +24,13 @@ from reprolib.mechanisms._base import (
     open_ledger,
     require_workload,
 )
+from reprolib.mechanisms._jtsize import junction_tree_size_mb
 from reprolib.mechanisms._pgm import (
     Clique,
     LossWeighting,
     NoisyMarginal,
     downward_closure,
     fit_model,
-    junction_tree_size_mb,
     measure_marginal,
     model_marginals,
     synthetic_dataset,
@@ -70,8 +70,9 @@ class AIMConfig:
         alpha: share of each round's budget spent on measurement (paper: 0.9).
         pgm_iters: Private-PGM iterations per round, warm-started (reference code: 1000).
         final_pgm_iters: iterations of the final fit (reference code at HEAD: 1000; 2022: 2500).
-        loss_weighting: Private-PGM loss; "inverse-std" is the 2022 library the paper ran on,
-            "inverse-variance" is mbi 2.0's default (see ``reprolib.mechanisms._pgm.fit_model``).
+        loss_weighting: Private-PGM loss; "inverse-variance" (maximum likelihood) is what the
+            reference code's library computes, "inverse-std" the paper's displayed objective (see
+            ``reprolib.mechanisms._pgm.fit_model``).
         structural_zeros: impossible cells to impose on the model (Appendix D); empty by default.
     """
 
@@ -80,7 +81,7 @@ class AIMConfig:
     alpha: float = 0.9
     pgm_iters: int = 1000
     final_pgm_iters: int = 1000
-    loss_weighting: LossWeighting = "inverse-std"
+    loss_weighting: LossWeighting = "inverse-variance"
     structural_zeros: tuple[StructuralZeros, ...] = ()
 
     def __post_init__(self) -> None:

@@ -60,14 +60,15 @@ class MSTConfig:
         pgm_iters: Private-PGM iterations of the final fit (reference code: 5000).
         selection_pgm_iters: iterations of the one-way model the tree is scored against
             (reference code: 1000).
-        loss_weighting: Private-PGM loss; "inverse-std" is the 2021-22 library MST and the AIM
-            paper ran on (see ``reprolib.mechanisms._pgm.fit_model``). It matters here because the
-            one-way and two-way measurements have different sigmas.
+        loss_weighting: Private-PGM loss; "inverse-variance" (maximum likelihood) is what the
+            2021-22 library MST and the AIM paper ran on computes (see
+            ``reprolib.mechanisms._pgm.fit_model``). It matters here because the one-way and
+            two-way measurements have different sigmas.
     """
 
     pgm_iters: int = 5000
     selection_pgm_iters: int = 1000
-    loss_weighting: LossWeighting = "inverse-std"
+    loss_weighting: LossWeighting = "inverse-variance"
 
     def __post_init__(self) -> None:
         if self.pgm_iters < 1 or self.selection_pgm_iters < 1:

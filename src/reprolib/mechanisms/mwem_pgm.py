@@ -25,11 +25,11 @@ from reprolib.mechanisms._base import (
     open_ledger,
     require_workload,
 )
+from reprolib.mechanisms._jtsize import junction_tree_size_mb
 from reprolib.mechanisms._pgm import (
     Clique,
     NoisyMarginal,
     fit_model,
-    junction_tree_size_mb,
     measure_marginal,
     model_marginals,
     synthetic_dataset,

@@ -43,11 +43,11 @@ import numpy as np
 
 from reprolib.data import Dataset, Domain
 from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_ledger
+from reprolib.mechanisms._jtsize import junction_tree_size_mb
 from reprolib.mechanisms._pgm import (
     Clique,
     NoisyMarginal,
     fit_model,
-    junction_tree_size_mb,
     measure_marginal,
     synthetic_dataset,
 )

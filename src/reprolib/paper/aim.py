@@ -107,6 +107,93 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
     return checks
 
 
+def _falls_with_capacity(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results("aim-fig4ab", scale)
+    largest = rows[rows["epsilon"] == rows["epsilon"].max()]
+    means = largest.groupby("param.max_model_size_mb")["metric.workload_error"].mean()
+    ratio = float(means.iloc[-1] / means.iloc[0])
+    return Outcome("pass" if ratio < 1.0 else "fail",
+                   f"error at the largest / smallest capacity: {ratio:.2f} at ε = "
+                   f"{largest['epsilon'].iloc[0]:g}", "< 1 at the largest ε (paper: error "
+                   "decreases with capacity; at small ε both curves level off)")
+
+
+def _within_capacity(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results("aim-fig4ab", scale)
+    used = rows["metric.model_size_mb"] / rows["param.max_model_size_mb"]
+    return Outcome("pass" if bool((used <= 1.0).all()) else "fail",
+                   f"final model size / capacity at most {used.max():.3f} over {len(rows)} runs",
+                   "<= 1 in every run (the JT-SIZE filter)")
+
+
+def _bounds_cover(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results("aim-fig4c", scale)
+    covered = [e <= b for _, row in rows.iterrows()
+               for e, b in zip(row["metric.error"], row["metric.bound"], strict=True)]
+    share = float(np.mean(covered)) if covered else 0.0
+    return Outcome("pass" if covered and share >= 0.95 else "fail",
+                   f"{share:.1%} of {len(covered)} marginals within their bound",
+                   ">= 95 % (paper: all of them)")
+
+
+def _fraction_grows(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results("aim-fig5", scale).sort_values("epsilon")
+    grows = [bool(np.all(np.diff(group["metric.matching_fraction"].to_numpy()) >= 0))
+             for _, group in rows.groupby(["dataset", "param.workload"])]
+    return Outcome("pass" if grows and all(grows) else "fail",
+                   f"matching fraction non-decreasing in ε for {sum(grows)}/{len(grows)} "
+                   "(dataset, workload) pairs", "all pairs (paper: larger fractions at larger ε)")
+
+
+def _runtime_grows(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results("aim-fig6", scale)
+    means = rows.groupby(["dataset", "epsilon"])["metric.seconds"].mean()
+    ratios = {d: float(series.iloc[-1] / series.iloc[0])
+              for d, series in means.groupby(level="dataset")}
+    ok = bool(ratios) and all(r > 1.0 for r in ratios.values())
+    return Outcome("pass" if ok else "fail",
+                   "runtime at the largest / smallest ε: "
+                   + ", ".join(f"{r:.1f}× on {d}" for d, r in ratios.items()),
+                   "> 1 on every dataset (paper: runtime increases drastically with ε)")
+
+
+def _pgm_beats_rp(ctx: CheckContext, scale: str) -> Outcome:
+    from reprolib.figures.aim import best_over_rounds
+
+    best = best_over_rounds(ctx.results("aim-fig7", scale)).pivot_table(
+        index=["dataset", "epsilon"], columns="mechanism", values="best_error")
+    wins = best["MWEM+PGM"] <= best["MWEM+RP"]
+    return Outcome("pass" if len(wins) and wins.mean() >= 0.5 else "fail",
+                   f"MWEM+PGM's best-over-T error at most MWEM+RP's in {int(wins.sum())}/"
+                   f"{len(wins)} settings", ">= 50 % of settings (paper: every dataset and ε)")
+
+
+def _study_checks(scale: str) -> list[Check]:
+    def claim(artifact: str, name: str, description: str, evaluate) -> Check:
+        return Check(id=f"{artifact}-{name}-{scale}", artifact=artifact, kind="claim",
+                     scale=scale, data=DATA, description=description,
+                     evaluate=lambda ctx: evaluate(ctx, scale))
+
+    return [
+        Check(id=f"aim-fig4ab-within-capacity-{scale}", artifact="aim-fig4ab", kind="exact",
+              scale=scale, data=DATA, description="the final model never exceeds the capacity",
+              evaluate=lambda ctx: _within_capacity(ctx, scale)),
+        *(Check(id=f"{a}-budget-{scale}", artifact=a, kind="exact", scale=scale, data=DATA,
+                description="every run's ledger total equals its zCDP budget",
+                evaluate=lambda ctx, a=a: _spends_budget(ctx, a, scale))
+          for a in ("aim-fig4ab", "aim-fig4c", "aim-fig7")),
+        claim("aim-fig4ab", "capacity", "AIM's error falls as model capacity grows",
+              _falls_with_capacity),
+        claim("aim-fig4c", "coverage", "the Section 5 bounds hold for at least 95 % of marginals",
+              _bounds_cover),
+        claim("aim-fig5", "grows", "the subsampling fraction matching AIM grows with ε",
+              _fraction_grows),
+        claim("aim-fig6", "runtime", "AIM's runtime grows with ε", _runtime_grows),
+        claim("aim-fig7", "pgm-wins", "MWEM+PGM beats MWEM+relaxed projection in most settings",
+              _pgm_beats_rp),
+    ]
+
+
 CHECKS: list[Check] = [
     Check(id="aim-tab1-taxonomy", artifact="aim-tab1", kind="exact", scale="small",
           data="the mechanisms' declared traits",
@@ -117,6 +204,10 @@ CHECKS: list[Check] = [
           evaluate=lambda ctx: _table2(ctx, "small")),
     *(check for artifact in ("aim-fig1", "aim-fig2", "aim-fig3") for scale in ("smoke", "small")
       for check in _workload_checks(artifact, scale)),
-    regression_check("aim-fig1", ["workload_error"], rtol=1e-6,
-                     data="titanic, five attributes (smoke)"),
+    *_study_checks("small"),
+    *(regression_check(artifact, ["workload_error"], rtol=1e-6,
+                       data="titanic, five attributes (smoke)")
+      for artifact in ("aim-fig1", "aim-fig4ab", "aim-fig4c", "aim-fig7")),
+    regression_check("aim-fig5", ["matching_fraction"], rtol=1e-9,
+                     data="titanic, five attributes (smoke), from the recorded Figures 1-3"),
 ]

@@ -1,0 +1,62 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Uncertainty quantification (Figure 4 c)
+#
+# Section 5 of the paper bounds the error of every marginal of AIM's synthetic data from AIM's
+# released quantities alone ({ref}`aim-uncertainty`): Corollary 3 for supported marginals (inside
+# a measured marginal) and Corollary 5 for unsupported ones (from the last round in which the
+# marginal was a candidate). At 95 % confidence, λ = √(2 ln 20) for Corollary 3 and
+# λ₁ = ln 40, λ₂ = √(2 ln 40) for Corollary 5. Section 6.6 plots, for one run on fire with the
+# all-3way workload, each marginal's true L1 error against its bound: every point should lie below
+# the diagonal (at most 5 % may lie above it). We plot every marginal in the workload's downward
+# closure that has a bound (a marginal never measured nor a candidate has none).
+
+# %% tags=["parameters", "remove-cell"]
+scale = "small"
+device = "auto"
+
+# %%
+import pandas as pd
+from myst_nb import glue
+
+from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.figures.aim import bounds_scatter
+
+results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False)
+columns = ["cliques", "in_workload", "supported", "bound", "error"]
+errors = pd.concat([
+    pd.DataFrame({c: row[f"metric.{c}"] for c in columns}).assign(seed=row["seed"])
+    for _, row in results.iterrows()], ignore_index=True)
+errors["ratio"] = errors["bound"] / errors["error"]
+errors["covered"] = errors["error"] <= errors["bound"]
+print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {results['dataset'].iloc[0]} "
+      f"(paper: fire), ε = {results['epsilon'].iloc[0]:g}, {len(results)} run(s), "
+      f"{len(errors)} marginal bounds")
+glue("aim-fig4c-coverage", float(errors["covered"].mean()), display=False)
+
+# %%
+glue("aim-fig4c-figure", bounds_scatter(errors))
+
+# %% [markdown]
+# ## Coverage and tightness
+#
+# The share of marginals whose true error is within the bound (the claim: at least 95 %), and the
+# median ratio of bound to error (the paper: the bounds of unsupported marginals are looser).
+
+# %%
+summary = errors.groupby("supported").agg(
+    marginals=("covered", "size"), covered=("covered", "mean"),
+    median_bound_over_error=("ratio", "median"))
+summary.index = summary.index.map({True: "supported", False: "unsupported"})
+summary.style.format({"covered": "{:.1%}", "median_bound_over_error": "{:.2f}"})
