@@ -94,22 +94,29 @@ def bounds_scatter(errors: pd.DataFrame):
     return fig
 
 
-def matching_fractions(frame: pd.DataFrame):
-    """Figure 5: the subsampling fraction matching AIM's error, one panel per workload."""
-    workloads = list(dict.fromkeys(frame["param.workload"]))
-    fig, axes = new_figure(len(workloads), width=3.4, height=3.0)
-    for ax, workload in zip(axes, workloads, strict=True):
-        for dataset, rows in frame[frame["param.workload"] == workload].groupby("dataset"):
+def _line_panels(frame: pd.DataFrame, panel: str, line: str, y: str, ylabel: str,
+                 colours: dict[str, str] | None = None):
+    """One log-log panel per value of ``panel``: ``y`` against epsilon, one line per ``line``."""
+    panels = list(dict.fromkeys(frame[panel]))
+    fig, axes = new_figure(len(panels), width=3.5, height=3.0)
+    for ax, name in zip(axes, panels, strict=True):
+        for label, rows in frame[frame[panel] == name].groupby(line):
             rows = rows.sort_values("epsilon")
-            ax.plot(rows["epsilon"], rows["metric.matching_fraction"], marker="o", markersize=3,
-                    label=dataset)
+            ax.plot(rows["epsilon"], rows[y], marker="o", markersize=3, label=label,
+                    color=(colours or {}).get(label))
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(workload)
+        ax.set_title(name)
         ax.set_xlabel("ε")
-    axes[0].set_ylabel("fraction of records, m / N")
+    axes[0].set_ylabel(ylabel)
     axes[-1].legend(fontsize=7)
     return fig
+
+
+def matching_fractions(frame: pd.DataFrame):
+    """Figure 5: the subsampling fraction matching AIM's error, one panel per workload."""
+    return _line_panels(frame, "param.workload", "dataset", "metric.matching_fraction",
+                        "fraction of records, m / N")
 
 
 def runtime_vs_epsilon(frame: pd.DataFrame):
@@ -140,18 +147,5 @@ def best_over_rounds(frame: pd.DataFrame) -> pd.DataFrame:
 
 def mwem_comparison(frame: pd.DataFrame):
     """Figure 7: best-over-T workload error of MWEM+PGM and MWEM+RP against epsilon."""
-    best = best_over_rounds(frame)
-    datasets = list(dict.fromkeys(best["dataset"]))
-    fig, axes = new_figure(len(datasets), width=3.6, height=3.0)
-    for ax, dataset in zip(axes, datasets, strict=True):
-        for mechanism, rows in best[best["dataset"] == dataset].groupby("mechanism"):
-            rows = rows.sort_values("epsilon")
-            ax.plot(rows["epsilon"], rows["best_error"], marker="o", markersize=3,
-                    label=mechanism, color=MECHANISM_COLOURS.get(mechanism))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(dataset)
-        ax.set_xlabel("ε")
-    axes[0].set_ylabel("workload error, best T")
-    axes[-1].legend(fontsize=8)
-    return fig
+    return _line_panels(best_over_rounds(frame), "dataset", "mechanism", "best_error",
+                        "workload error, best T", MECHANISM_COLOURS)
