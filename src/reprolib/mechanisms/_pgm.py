@@ -25,9 +25,11 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from mbi import estimation, junction_tree, marginal_oracles
+from scipy.special import logsumexp
 
 from reprolib.data import Dataset, Domain
 from reprolib.privacy import Ledger, gaussian_mechanism, marginal_l2_sensitivity
+from reprolib.queries._tables import broadcast_to, sum_to
 
 Clique = tuple[str, ...]
 LossWeighting = Literal["inverse-std", "inverse-variance"]
@@ -153,17 +155,17 @@ class _CalibratedTree:
         for clique in potentials.cliques:
             factor = potentials[clique]
             home = next(c for c in self.axes if set(clique) <= set(c))
-            beliefs[home] = beliefs[home] + _broadcast(
+            beliefs[home] = beliefs[home] + broadcast_to(
                 np.asarray(factor.values, dtype=np.float64), tuple(factor.domain.attributes), home)
         messages: dict[tuple[Clique, Clique], np.ndarray] = {}
         for sender, receiver in junction_tree.message_passing_order(jtree):
-            incoming = sum((_broadcast(messages[(k, sender)], _separator(k, sender), sender)
+            incoming = sum((broadcast_to(messages[(k, sender)], _separator(k, sender), sender)
                             for k in jtree.neighbors(sender) if k != receiver), beliefs[sender])
-            messages[(sender, receiver)] = _log_sum_to(incoming, sender,
-                                                       _separator(sender, receiver))
+            messages[(sender, receiver)] = sum_to(incoming, sender, _separator(sender, receiver),
+                                                  reduce=logsumexp)
         tables = {}
         for clique in self.axes:
-            belief = sum((_broadcast(messages[(k, clique)], _separator(k, clique), clique)
+            belief = sum((broadcast_to(messages[(k, clique)], _separator(k, clique), clique)
                           for k in jtree.neighbors(clique)), beliefs[clique])
             belief = belief - belief.max()
             probabilities = np.exp(belief)
@@ -173,14 +175,8 @@ class _CalibratedTree:
     def marginal(self, clique: Clique) -> np.ndarray:
         for node in self.by_size:
             if set(clique) <= set(self.axes[node]):
-                return self._sum_to(self.tables[node], self.axes[node], clique)
+                return sum_to(self.tables[node], self.axes[node], clique)
         return self._from_subtree(clique)
-
-    @staticmethod
-    def _sum_to(table: np.ndarray, axes: Clique, clique: Clique) -> np.ndarray:
-        drop = tuple(i for i, a in enumerate(axes) if a not in clique)
-        kept = [a for a in axes if a in clique]
-        return np.transpose(table.sum(axis=drop), [kept.index(a) for a in clique])
 
     def _from_subtree(self, clique: Clique) -> np.ndarray:
         """Exact marginal of a set no maximal clique holds (the tree may be a forest)."""
@@ -199,7 +195,7 @@ class _CalibratedTree:
     def _within_component(self, clique: Clique) -> tuple[np.ndarray, Clique]:
         root = next(n for n in self.by_size if clique[0] in self.axes[n])
         if set(clique) <= set(self.axes[root]):
-            return self._sum_to(self.tables[root], self.axes[root], clique), clique
+            return sum_to(self.tables[root], self.axes[root], clique), clique
         distance = nx.single_source_shortest_path_length(self.tree, root)
         paths = nx.single_source_shortest_path(self.tree, root)
         nodes = {root}
@@ -209,10 +205,9 @@ class _CalibratedTree:
         operands: list[object] = [self.tables[root], [self.labels[a] for a in self.axes[root]]]
         for node in sorted(nodes - {root}):  # sorted: same summation order in every process
             parent = paths[node][-2]
-            separator = tuple(a for a in self.axes[node] if a in self.axes[parent])
+            separator = _separator(self.axes[parent], self.axes[node])
             table, axes = self.tables[node], self.axes[node]
-            below = np.expand_dims(self._sum_to(table, axes, separator),
-                                   [i for i, a in enumerate(axes) if a not in separator])
+            below = broadcast_to(sum_to(table, axes, separator), separator, axes)
             conditional = np.divide(table, below, out=np.zeros_like(table), where=below > 0)
             operands += [conditional, [self.labels[a] for a in axes]]
         labels = [self.labels[a] for a in clique]
@@ -220,22 +215,8 @@ class _CalibratedTree:
 
 
 def _separator(sender: Clique, receiver: Clique) -> Clique:
+    """The attributes two cliques share, in ``receiver``'s order."""
     return tuple(a for a in receiver if a in sender)
-
-
-def _broadcast(table: np.ndarray, axes: Clique, target: Clique) -> np.ndarray:
-    """``table`` (axes ``axes``, a subset of ``target``) shaped to broadcast against ``target``."""
-    ordered = np.transpose(table, [axes.index(a) for a in target if a in axes])
-    return np.expand_dims(ordered, [i for i, a in enumerate(target) if a not in axes])
-
-
-def _log_sum_to(table: np.ndarray, axes: Clique, kept: Clique) -> np.ndarray:
-    """log sum exp of ``table`` over the axes not in ``kept``; result axes in ``kept``'s order."""
-    drop = tuple(i for i, a in enumerate(axes) if a not in kept)
-    peak = table.max(axis=drop, keepdims=True) if drop else table
-    summed = np.log(np.exp(table - peak).sum(axis=drop)) + np.squeeze(peak, axis=drop)
-    remaining = [a for a in axes if a in kept]
-    return np.transpose(summed, [remaining.index(a) for a in kept])
 
 
 def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.random.Generator,

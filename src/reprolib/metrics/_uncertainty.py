@@ -18,6 +18,7 @@ import numpy as np
 from reprolib.privacy import GAUSSIAN_MEAN_ABS
 from reprolib.privacy._validate import non_negative, positive
 from reprolib.queries import Clique
+from reprolib.queries._tables import sum_to
 
 if TYPE_CHECKING:
     from reprolib.mechanisms._pgm import NoisyMarginal
@@ -61,9 +62,7 @@ def _project(measurement: NoisyMarginal, clique: Clique) -> np.ndarray:
     if values.ndim != len(names):
         raise ValueError(
             f"measurement on {names} has {values.ndim} axes; expected one per attribute")
-    kept = [a for a in names if a in clique]
-    summed = values.sum(axis=tuple(i for i, a in enumerate(names) if a not in clique))
-    return np.transpose(summed, [kept.index(a) for a in clique])
+    return sum_to(values, names, clique)
 
 
 def weighted_average_estimate(

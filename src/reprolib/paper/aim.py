@@ -33,12 +33,18 @@ PAPER_TABLE3 = pd.DataFrame({
 }).assign(epsilon=lambda f: f["epsilon"].round(12))
 
 
+def _rows_differing(rows: pd.DataFrame, paper: dict[str, tuple], columns: list[str],
+                    cast: type) -> list[str]:
+    """The keys of ``paper`` whose recorded metrics (``columns``, cast) are missing or differ."""
+    return [key for key, expected in paper.items()
+            if key not in rows.index
+            or tuple(cast(rows.loc[key, f"metric.{c}"]) for c in columns) != expected]
+
+
 def _table1(ctx: CheckContext, scale: str) -> Outcome:
     rows = ctx.results("aim-tab1", scale).set_index("mechanism")
-    columns = ["workload_aware", "data_aware", "budget_aware", "efficiency_aware"]
-    differ = [m for m, expected in PAPER_TABLE1.items()
-              if m not in rows.index
-              or tuple(bool(rows.loc[m, f"metric.{c}"]) for c in columns) != expected]
+    differ = _rows_differing(rows, PAPER_TABLE1, ["workload_aware", "data_aware", "budget_aware",
+                                                  "efficiency_aware"], bool)
     return Outcome("pass" if not differ else "fail",
                    f"{len(PAPER_TABLE1) - len(differ)}/{len(PAPER_TABLE1)} rows as the paper"
                    + (f"; differ: {differ}" if differ else ""), "every re-run mechanism's row")
@@ -46,10 +52,8 @@ def _table1(ctx: CheckContext, scale: str) -> Outcome:
 
 def _table2(ctx: CheckContext, scale: str) -> Outcome:
     rows = ctx.results("aim-tab2", scale).set_index("dataset")
-    columns = ["records", "attributes", "min_domain", "max_domain"]
-    differ = [d for d, expected in PAPER_TABLE2.items()
-              if d not in rows.index
-              or tuple(int(rows.loc[d, f"metric.{c}"]) for c in columns) != expected]
+    differ = _rows_differing(rows, PAPER_TABLE2, ["records", "attributes", "min_domain",
+                                                  "max_domain"], int)
     return Outcome("pass" if not differ else "fail",
                    f"{len(PAPER_TABLE2) - len(differ)}/6 datasets match"
                    + (f"; differ: {differ}" if differ else ""),
