@@ -94,3 +94,27 @@ def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results):
     assert statuses["aim-fig4ab-within-capacity-small"] == "fail"
     assert statuses["aim-fig4c-coverage-small"] == "fail"
     assert statuses["aim-fig7-pgm-wins-small"] == "fail"
+
+
+def test_error_rising_with_capacity_falling_fraction_and_runtime_fail(copy_of_results):
+    def rising_with_capacity(frame):
+        sizes = [json.loads(p)["max_model_size_mb"] for p in frame["params_json"]]
+        frame["metrics_json"] = [_with_metrics(m, workload_error=lambda e, s=s: e + 100.0 * s)
+                                 for m, s in zip(frame["metrics_json"], sizes, strict=True)]
+        return frame
+
+    def falling_with_epsilon(metric):
+        def change(frame):
+            frame["metrics_json"] = [_with_metrics(m, **{metric: lambda v, e=e: v / e**2})
+                                     for m, e in zip(frame["metrics_json"], frame["epsilon"],
+                                                     strict=True)]
+            return frame
+        return change
+
+    _tamper(copy_of_results, "aim-fig4ab", "small", rising_with_capacity)
+    _tamper(copy_of_results, "aim-fig5", "small", falling_with_epsilon("matching_fraction"))
+    _tamper(copy_of_results, "aim-fig6", "small", falling_with_epsilon("seconds"))
+    statuses = _statuses(copy_of_results)
+    assert statuses["aim-fig4ab-capacity-small"] == "fail"
+    assert statuses["aim-fig5-grows-small"] == "fail"
+    assert statuses["aim-fig6-runtime-small"] == "fail"
