@@ -1,5 +1,6 @@
 """MST: the three thirds of the budget charge by charge, domain compression, the tree, seeding."""
 
+import dataclasses
 import math
 
 import networkx as nx
@@ -19,50 +20,58 @@ def _budget(rho, relation=NeighbourRelation.ADD_REMOVE):
     return PrivacyBudget(rho=rho, relation=relation)
 
 
-@pytest.fixture(scope="module")
-def run(small_titanic):
-    budget = _budget(0.015)  # about epsilon = 1 at delta = 1e-9: SibSp's rare values get merged
-    return budget, MST(FAST).fit(small_titanic, budget, np.random.default_rng(5))
+# (relation, L2 sensitivity of one marginal, L1 sensitivity of one marginal)
+RELATIONS = [(NeighbourRelation.ADD_REMOVE, 1.0, 1.0),
+             (NeighbourRelation.REPLACE_ONE, math.sqrt(2.0), 2.0)]
+
+
+@pytest.fixture(scope="module", params=RELATIONS, ids=lambda r: r[0].value)
+def run(request, small_titanic):
+    relation, l2, l1 = request.param
+    budget = _budget(0.015, relation)  # about epsilon = 1 at delta = 1e-9: rare SibSp values merge
+    config = dataclasses.replace(FAST, relation=relation)
+    return budget, MST(config).fit(small_titanic, budget, np.random.default_rng(5)), l2, l1
 
 
 def test_spends_exactly_the_budget(run):
-    budget, result = run
+    budget, result, _, _ = run
     assert result.ledger.is_exhausted()
     assert math.isclose(result.ledger.spent_rho, budget.rho, rel_tol=1e-12)
 
 
 def test_each_third_is_charged_at_its_closed_form(run, small_titanic):
-    budget, result = run
+    budget, result, l2, l1 = run
     rho, d = budget.rho, len(small_titanic.domain)
     charges = result.ledger.charges
     one_way, selections, two_way = charges[:d], charges[d:2 * d - 1], charges[2 * d - 1:]
     assert len(two_way) == d - 1
     assert [c.label for c in one_way] == [f"1-way {a}" for a in small_titanic.domain.attributes]
     for charge in one_way:
-        assert math.isclose(charge.details["sigma"], math.sqrt(3 * d / (2 * rho)), rel_tol=1e-12)
+        assert math.isclose(charge.details["sigma"], l2 * math.sqrt(3 * d / (2 * rho)),
+                            rel_tol=1e-12)
         assert math.isclose(charge.rho, rho / (3 * d), rel_tol=1e-12)
     for charge in selections:
         assert charge.mechanism == "exponential"
-        assert charge.details["sensitivity"] == 1.0
+        assert charge.details["sensitivity"] == l1
         assert math.isclose(charge.details["epsilon"], math.sqrt(8 * rho / (3 * (d - 1))),
                             rel_tol=1e-12)
         assert math.isclose(charge.rho, rho / (3 * (d - 1)), rel_tol=1e-12)
     for charge in two_way:
-        assert charge.details["sensitivity"] == 1.0
-        assert math.isclose(charge.details["sigma"], math.sqrt(3 * (d - 1) / (2 * rho)),
+        assert math.isclose(charge.details["sensitivity"], l2, rel_tol=1e-12)
+        assert math.isclose(charge.details["sigma"], l2 * math.sqrt(3 * (d - 1) / (2 * rho)),
                             rel_tol=1e-12)
         assert math.isclose(charge.rho, rho / (3 * (d - 1)), rel_tol=1e-12)
 
 
 def test_selected_pairs_form_a_spanning_tree(run, small_titanic):
-    _, result = run
+    _, result, _, _ = run
     tree = nx.Graph([tuple(e) for e in result.diagnostics["selected"]])
     assert set(tree.nodes) == set(small_titanic.domain.attributes)
     assert nx.is_tree(tree)
 
 
 def test_rare_values_are_merged_and_the_output_is_in_the_original_domain(run, small_titanic):
-    _, result = run
+    _, result, _, _ = run
     assert result.diagnostics["compressed_sizes"]["SibSp"] < small_titanic.domain.size("SibSp")
     assert result.synthetic.domain == small_titanic.domain
 
@@ -87,14 +96,15 @@ def test_compression_merges_values_below_three_sigma_and_maps_back():
 
 
 def test_same_seed_same_output_different_seed_different(run, small_titanic):
-    budget, result = run
-    again, other = (MST(FAST).fit(small_titanic, budget, np.random.default_rng(seed))
+    budget, result, _, _ = run
+    mst = MST(dataclasses.replace(FAST, relation=budget.relation))
+    again, other = (mst.fit(small_titanic, budget, np.random.default_rng(seed))
                     for seed in (5, 6))
     assert result.synthetic.frame.equals(again.synthetic.frame)
     assert not result.synthetic.frame.equals(other.synthetic.frame)
 
 
-def test_refuses_replace_one_and_a_single_attribute(small_titanic):
+def test_refuses_other_relations_and_a_single_attribute(small_titanic):
     with pytest.raises(ValueError, match="add-remove"):
         MST(FAST).fit(small_titanic, _budget(1.0, NeighbourRelation.REPLACE_ONE),
                       np.random.default_rng(0))
@@ -103,7 +113,7 @@ def test_refuses_replace_one_and_a_single_attribute(small_titanic):
 
 
 def test_traits_are_the_table_1_row():
-    traits = MST.traits
+    traits = MST().traits
     assert (traits.workload_aware, traits.data_aware, traits.budget_aware,
             traits.efficiency_aware) == (False, True, False, True)
 

@@ -11,7 +11,6 @@ selection and one Gaussian measurement.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Mapping
 
@@ -41,7 +40,12 @@ from reprolib.privacy import (
     NeighbourRelation,
     PrivacyBudget,
     exponential_mechanism,
+    exponential_mechanism_epsilon,
+    exponential_mechanism_rho,
+    gaussian_rho,
+    gaussian_sigma,
     marginal_l1_sensitivity,
+    marginal_l2_sensitivity,
 )
 from reprolib.queries import Workload
 
@@ -74,6 +78,10 @@ class AIMConfig:
             reference code's library computes, "inverse-std" the paper's displayed objective (see
             ``reprolib.mechanisms._pgm.fit_model``).
         structural_zeros: impossible cells to impose on the model (Appendix D); empty by default.
+        relation: the neighbouring relation the accounting assumes. The AIM paper proves
+            Theorem 1 under add/remove; the PrivPGD paper runs AIM as a baseline under
+            replace-one, where every noise scale grows by the marginals' L2 sensitivity sqrt(2)
+            and the selection's score sensitivity doubles (L1 sensitivity 2).
     """
 
     max_model_size_mb: float = 80.0
@@ -83,6 +91,7 @@ class AIMConfig:
     final_pgm_iters: int = 1000
     loss_weighting: LossWeighting = "inverse-variance"
     structural_zeros: tuple[StructuralZeros, ...] = ()
+    relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
     def __post_init__(self) -> None:
         if not 0.0 < self.alpha < 1.0:
@@ -153,24 +162,29 @@ def candidate_weights(workload: Workload) -> dict[Clique, float]:
             for r in downward_closure(workload.cliques)}
 
 
-def initial_parameters(rho: float, n_attributes: int, config: AIMConfig) -> tuple[float, float]:
+def initial_parameters(rho: float, n_attributes: int, config: AIMConfig,
+                       l2_sensitivity: float = 1.0) -> tuple[float, float]:
     """(sigma_0, epsilon_1): each round assumed to cost rho / T with T = rounds_factor * d, alpha
-    of it to the Gaussian measurement (1/(2 sigma_0^2)) and the rest to the selection
+    of it to the Gaussian measurement (Delta^2 / (2 sigma_0^2), Delta the marginal's L2
+    sensitivity: 1 under add/remove, sqrt(2) under replace-one) and the rest to the selection
     (epsilon_1^2 / 8)."""
-    rounds = config.rounds_factor * n_attributes
-    return (math.sqrt(rounds / (2.0 * config.alpha * rho)),
-            math.sqrt(8.0 * (1.0 - config.alpha) * rho / rounds))
+    per_round = rho / (config.rounds_factor * n_attributes)
+    return (gaussian_sigma(config.alpha * per_round, l2_sensitivity),
+            exponential_mechanism_epsilon((1.0 - config.alpha) * per_round))
 
 
 class AIM:
-    """AIM (Algorithm 4), ρ-zCDP under add/remove neighbours (Theorem 1 of the paper)."""
+    """AIM (Algorithm 4), ρ-zCDP under ``config.relation`` (Theorem 1 of the paper: add/remove)."""
 
     name = "AIM"
-    traits = MechanismTraits(workload_aware=True, data_aware=True, budget_aware=True,
-                             efficiency_aware=True, relation=NeighbourRelation.ADD_REMOVE)
 
     def __init__(self, config: AIMConfig | None = None) -> None:
         self.config = config or AIMConfig()
+
+    @property
+    def traits(self) -> MechanismTraits:
+        return MechanismTraits(workload_aware=True, data_aware=True, budget_aware=True,
+                               efficiency_aware=True, relation=self.config.relation)
 
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
@@ -196,7 +210,12 @@ class _AIMRun:
 
     def run(self) -> SynthesisResult:
         config, started = self.config, time.perf_counter()
-        sigma, epsilon = initial_parameters(self.rho, len(self.domain), config)
+        l2 = marginal_l2_sensitivity(self.ledger.relation, 1)
+
+        def round_cost(sigma: float, epsilon: float) -> float:
+            return gaussian_rho(sigma, l2) + exponential_mechanism_rho(epsilon)
+
+        sigma, epsilon = initial_parameters(self.rho, len(self.domain), config, l2)
         for r in (c for c in self.candidates if len(c) == 1):
             self._measure(r, sigma, label=f"init {r[0]}")
         model = self._fit(config.pgm_iters, warm_start=None)
@@ -204,11 +223,11 @@ class _AIMRun:
         while not final:
             round_started = time.perf_counter()
             remaining = self.rho - self.ledger.spent_rho
-            if remaining < 2.0 * (0.5 / sigma**2 + epsilon**2 / 8.0):  # Algorithm 3, line 8
-                sigma = math.sqrt(1.0 / (2.0 * config.alpha * remaining))
-                epsilon = math.sqrt(8.0 * (1.0 - config.alpha) * remaining)
+            if remaining < 2.0 * round_cost(sigma, epsilon):  # Algorithm 3, line 8
+                sigma = gaussian_sigma(config.alpha * remaining, l2)
+                epsilon = exponential_mechanism_epsilon((1.0 - config.alpha) * remaining)
                 final = True
-            rho_used = self.ledger.spent_rho + 0.5 / sigma**2 + epsilon**2 / 8.0
+            rho_used = self.ledger.spent_rho + round_cost(sigma, epsilon)
             size_limit = config.max_model_size_mb * rho_used / self.rho
             candidates = self._small_candidates(model, size_limit)
             estimates = model_marginals(model, candidates)

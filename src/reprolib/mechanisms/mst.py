@@ -64,11 +64,15 @@ class MSTConfig:
             2021-22 library MST and the AIM paper ran on computes (see
             ``reprolib.mechanisms._pgm.fit_model``). It matters here because the one-way and
             two-way measurements have different sigmas.
+        relation: the neighbouring relation the accounting assumes: add/remove as in the MST
+            paper, or replace-one as in the PrivPGD paper's PGM+MST baseline (every sigma grows
+            by sqrt(2), the selection's score sensitivity doubles).
     """
 
     pgm_iters: int = 5000
     selection_pgm_iters: int = 1000
     loss_weighting: LossWeighting = "inverse-variance"
+    relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
     def __post_init__(self) -> None:
         if self.pgm_iters < 1 or self.selection_pgm_iters < 1:
@@ -144,20 +148,24 @@ class DomainCompression:
 
 
 class MST:
-    """MST; rho-zCDP under add/remove neighbours, spending rho/3 on each of three steps.
+    """MST; rho-zCDP under ``config.relation``, spending rho/3 on each of three steps.
 
-    With d attributes: d one-way measurements at sigma_1 = sqrt(3 d / (2 rho)) (rho/(3d) each),
+    With d attributes and Delta the marginals' L2 sensitivity (1 under add/remove, sqrt(2) under
+    replace-one): d one-way measurements at sigma_1 = Delta sqrt(3 d / (2 rho)) (rho/(3d) each),
     d - 1 exponential-mechanism selections at epsilon = sqrt(8 rho / (3 (d - 1))) (rho/(3(d-1))
-    each; score sensitivity 1), and d - 1 two-way measurements at
-    sigma_2 = sqrt(3 (d - 1) / (2 rho)) (rho/(3(d-1)) each).
+    each; score sensitivity 1 or 2), and d - 1 two-way measurements at
+    sigma_2 = Delta sqrt(3 (d - 1) / (2 rho)) (rho/(3(d-1)) each).
     """
 
     name = "MST"
-    traits = MechanismTraits(workload_aware=False, data_aware=True, budget_aware=False,
-                             efficiency_aware=True, relation=NeighbourRelation.ADD_REMOVE)
 
     def __init__(self, config: MSTConfig | None = None) -> None:
         self.config = config or MSTConfig()
+
+    @property
+    def traits(self) -> MechanismTraits:
+        return MechanismTraits(workload_aware=False, data_aware=True, budget_aware=False,
+                               efficiency_aware=True, relation=self.config.relation)
 
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
@@ -220,7 +228,7 @@ def _spanning_tree(compressed: Dataset, model: mbi.MarkovRandomField, epsilon: f
     Candidates are the attribute pairs joining two different components of the tree so far;
     the score of (a, b) is ||M_ab(D) - M_ab(model)||_1 on the compressed domain, computed once
     against the one-way model (reference code). It moves by at most the marginal's L1
-    sensitivity (1 under add/remove) between neighbours, since the model is fit to released
+    sensitivity (1 under add/remove, 2 under replace-one) between neighbours, since the model is fit to released
     values only.
     """
     attributes = compressed.domain.attributes
