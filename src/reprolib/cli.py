@@ -80,6 +80,7 @@ def _batch(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+    from reprolib.paper._checks import FAILING
 
     checks = checks_of(args.paper)
     if not checks:
@@ -88,8 +89,11 @@ def _check(args: argparse.Namespace) -> int:
     card = scorecard_frame(evaluate_checks(checks))
     columns = ["status", "kind", "scale", "check", "observed"]
     _print_table([columns] + card[columns].astype(str).values.tolist())
-    failed = card[card["status"] != "pass"]
-    print(f"\n{len(card) - len(failed)} passed, {len(failed)} failed")
+    failed = card[card["status"].isin(FAILING)]
+    passed = int((card["status"] == "pass").sum())
+    counts = card["status"].value_counts()
+    print(f"\n{passed} passed, {len(failed)} failed, {counts.get('deviation', 0)} documented "
+          f"deviations from the paper, {counts.get('not-applicable', 0)} not applicable")
     for _, row in failed.iterrows():
         print(f"  {row['check']} ({row['status']}): observed {row['observed']}; "
               f"expected {row['expected']}", file=sys.stderr)

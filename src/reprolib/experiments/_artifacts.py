@@ -34,6 +34,8 @@ class Artifact:
         notebook: the jupytext source relative to the repository root, or None if not written yet.
         variant: suffix of the generated notebook when one notebook serves several artifacts.
         parameters: papermill parameters that select this artifact's variant.
+        results_of: the artifact whose runs this one shows (same grid, no runs of its own), or
+            None; PrivPGD's Figure 2 and Tables 1-2 read Figure 1's runs, for instance.
     """
 
     id: str
@@ -42,6 +44,7 @@ class Artifact:
     notebook: str | None = None
     variant: str = ""
     parameters: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    results_of: str | None = None
 
     def __post_init__(self) -> None:
         if self.paper not in PAPERS:
@@ -98,20 +101,31 @@ ARTIFACTS: tuple[Artifact, ...] = (
              notebook="notebooks/aim/runtime.py"),
     Artifact(id="aim-fig7", paper="aim", title="MWEM+PGM vs MWEM+relaxed projection",
              notebook="notebooks/aim/mwem_generators.py"),
-    *_pending("privpgd", [
-        ("privpgd-fig1", "Four errors relative to PrivPGD at epsilon 2.5"),
-        ("privpgd-fig2", "SW1 and TV distances at epsilon 2.5"),
-        ("privpgd-fig3", "Domain constraint (one thresholding query), epsilon 2.5"),
-        ("privpgd-fig4", "Four errors relative to PrivPGD at epsilon 1.0"),
-        ("privpgd-fig5", "Four errors relative to PrivPGD at epsilon 0.2"),
-        ("privpgd-fig6", "SW1 and TV distances at epsilon 1.0"),
-        ("privpgd-fig7", "SW1 and TV distances at epsilon 0.2"),
-        *[(f"privpgd-tab{k}", f"Full numeric results, {which}, epsilon {eps}")
-          for k, (which, eps) in enumerate(
-              [("ACS", 2.5), ("regression + Diabetes", 2.5), ("ACS", 1.0),
-               ("regression + Diabetes", 1.0), ("ACS", 0.2), ("regression + Diabetes", 0.2)],
-              start=1)],
-    ]),
+    Artifact(id="scorecard-privpgd", paper="companion",
+             title="Reproduction scorecard of the PrivPGD part",
+             notebook="notebooks/companion/scorecard.py", variant="privpgd",
+             parameters={"paper": "privpgd"}),
+    *[Artifact(id=f"privpgd-fig{k}", paper="privpgd",
+               title=f"Four errors relative to PrivPGD at epsilon {eps}",
+               notebook="notebooks/privpgd/errors.py", variant=f"fig{k}",
+               parameters={"artifact": f"privpgd-fig{k}"})
+      for k, eps in ((1, 2.5), (4, 1.0), (5, 0.2))],
+    *[Artifact(id=f"privpgd-fig{k}", paper="privpgd",
+               title=f"SW1 and TV distances at epsilon {eps}",
+               notebook="notebooks/privpgd/distances.py", variant=f"fig{k}",
+               parameters={"artifact": f"privpgd-fig{k}"}, results_of=f"privpgd-fig{source}")
+      for k, eps, source in ((2, 2.5, 1), (6, 1.0, 4), (7, 0.2, 5))],
+    Artifact(id="privpgd-fig3", paper="privpgd",
+             title="Domain constraint (one thresholding query), epsilon 2.5",
+             notebook="notebooks/privpgd/constraint.py"),
+    *[Artifact(id=f"privpgd-tab{k}", paper="privpgd",
+               title=f"Full numeric results, {which}, epsilon {eps}",
+               notebook="notebooks/privpgd/tables.py", variant=f"tab{k}",
+               parameters={"artifact": f"privpgd-tab{k}"}, results_of=f"privpgd-fig{source}")
+      for k, (which, eps, source) in enumerate(
+          [("ACS", 2.5, 1), ("regression + Diabetes", 2.5, 1), ("ACS", 1.0, 4),
+           ("regression + Diabetes", 1.0, 4), ("ACS", 0.2, 5), ("regression + Diabetes", 0.2, 5)],
+          start=1)],
     *_pending("rappp", [
         ("rappp-fig1", "Sigma annealing vs fixed sigma"),
         ("rappp-fig2", "Mixed-marginal error, RAP++ vs PGM"),

@@ -36,6 +36,10 @@ _EXPERIMENTS = {
     "aim-fig5": "reprolib.experiments.aim_studies:MATCHING",
     "aim-fig6": "reprolib.experiments.aim_studies:RUNTIME",
     "aim-fig7": "reprolib.experiments.aim_studies:MWEM_GENERATORS",
+    "privpgd-fig1": "reprolib.experiments.privpgd:ERRORS_25",
+    "privpgd-fig4": "reprolib.experiments.privpgd:ERRORS_10",
+    "privpgd-fig5": "reprolib.experiments.privpgd:ERRORS_02",
+    "privpgd-fig3": "reprolib.experiments.privpgd:CONSTRAINT",
 }
 
 
@@ -56,8 +60,9 @@ class Experiment:
 
 
 def get_experiment(artifact_id: str) -> Experiment:
-    """The experiment of an artifact; artifacts without one raise a KeyError saying so."""
-    get_artifact(artifact_id)  # unknown ids get the helpful error
+    """The experiment of an artifact (of the one it reads its runs from, see
+    ``Artifact.results_of``); artifacts without one raise a KeyError saying so."""
+    artifact_id = get_artifact(artifact_id).results_of or artifact_id
     try:
         target = _EXPERIMENTS[artifact_id]
     except KeyError:
@@ -67,8 +72,9 @@ def get_experiment(artifact_id: str) -> Experiment:
 
 
 def store_path(artifact_id: str, scale: str, root: Path | None = None) -> Path:
-    """``<results>/<paper>/<artifact>/<scale>.parquet``."""
+    """``<results>/<paper>/<artifact>/<scale>.parquet`` (the store of ``results_of`` if set)."""
     artifact = get_artifact(artifact_id)
+    artifact = get_artifact(artifact.results_of) if artifact.results_of else artifact
     return (root or results_dir()) / artifact.paper / artifact.id / f"{check_scale(scale)}.parquet"
 
 

@@ -1,6 +1,6 @@
 """Each paper's reported numbers and claims as data, the reproduction checks, and the scorecard."""
 
-from reprolib.paper import aim, preliminaries
+from reprolib.paper import aim, preliminaries, privpgd
 from reprolib.paper._checks import (
     Check,
     CheckContext,
@@ -11,7 +11,7 @@ from reprolib.paper._checks import (
     scorecard_frame,
 )
 
-ALL_CHECKS: tuple[Check, ...] = (*preliminaries.CHECKS, *aim.CHECKS)
+ALL_CHECKS: tuple[Check, ...] = (*preliminaries.CHECKS, *aim.CHECKS, *privpgd.CHECKS)
 
 
 def checks_of(paper: str | None = None) -> list[Check]:

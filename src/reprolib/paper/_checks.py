@@ -9,6 +9,11 @@ Four kinds (DESIGN.md, "Scales, results and the scorecard"):
 
 A check reads recorded results through a :class:`CheckContext`. When the results it needs are not
 recorded, its status is ``missing`` and it counts as failed: a check is never skipped in silence.
+A check whose premise did not hold in what was run (a band check against the paper's table when
+only a stand-in dataset ran) reports ``not-applicable`` with the reason; it is shown on the
+scorecard and counted apart, neither passed nor failed. A claim that our runs contradict, and
+that we document as a finding (``Check.deviation`` says what and why), reports ``deviation``
+while it keeps failing, and ``fail`` if it starts to pass, so the note cannot go stale.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ import pandas as pd
 from reprolib.experiments import get_artifact, open_store, run_experiment
 
 Kind = Literal["exact", "band", "claim", "regression"]
-Status = Literal["pass", "fail", "missing"]
+Status = Literal["pass", "fail", "missing", "not-applicable", "deviation"]
+FAILING: tuple[Status, ...] = ("fail", "missing")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +79,8 @@ class Check:
         data: the data it ran on, in words (name the substitute where the paper's data is missing).
         description: what is checked, with the source of the expected value.
         evaluate: the function that computes the outcome.
+        deviation: for a paper's claim that our runs contradict, what we found and why we
+            believe it, shown on the scorecard; None for every check we expect to pass.
     """
 
     id: str
@@ -82,6 +90,7 @@ class Check:
     data: str
     description: str
     evaluate: Callable[[CheckContext], Outcome]
+    deviation: str | None = None
 
     @property
     def paper(self) -> str:
@@ -89,11 +98,18 @@ class Check:
         return get_artifact(self.artifact).paper
 
     def run(self, context: CheckContext) -> Outcome:
-        """Evaluate, turning missing results into a ``missing`` outcome."""
+        """Evaluate, turning missing results into a ``missing`` outcome and a documented
+        deviation's failure into ``deviation`` (its pass into ``fail``: the note is stale)."""
         try:
-            return self.evaluate(context)
+            outcome = self.evaluate(context)
         except MissingResults as missing:
             return Outcome("missing", str(missing), "recorded results")
+        if self.deviation is None or outcome.status not in ("pass", "fail"):
+            return outcome
+        if outcome.status == "fail":
+            return dataclasses.replace(outcome, status="deviation")
+        return dataclasses.replace(outcome, status="fail", observed=(
+            f"{outcome.observed}; the documented deviation is no longer observed: revise it"))
 
 
 def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 1e-6,
@@ -141,11 +157,12 @@ def evaluate_checks(checks: Sequence[Check], results_root: Path | None = None,
 
 
 def scorecard_frame(evaluated: Sequence[tuple[Check, Outcome]]) -> pd.DataFrame:
-    """One row per check: paper, id, kind, scale, data, status, observed, expected, description."""
+    """One row per check: paper, id, kind, scale, data, status, observed, expected, description
+    and note (a documented deviation's explanation, else empty)."""
     return pd.DataFrame(
         [{"paper": c.paper, "check": c.id, "kind": c.kind, "scale": c.scale, "data": c.data,
           "status": o.status, "observed": o.observed, "expected": o.expected,
-          "description": c.description} for c, o in evaluated],
+          "description": c.description, "note": c.deviation or ""} for c, o in evaluated],
         columns=["paper", "check", "kind", "scale", "data", "status", "observed", "expected",
-                 "description"],
+                 "description", "note"],
     )

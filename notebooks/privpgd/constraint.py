@@ -1,0 +1,65 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Protecting one statistic: the domain constraint
+#
+# Figure 3 of the PrivPGD paper adds the penalty of Section 4.4 ({ref}`privpgd-constraints`):
+# PrivPGD is pushed away from a DP estimate of one thresholding query
+# 1{⟨θ, Emb(x)⟩ − b > 0}, with strength λ. The budget is split as in the paper: (2.0, 8·10⁻⁶)
+# for the marginals and (0.5, 2·10⁻⁶) for the statistic, (2.5, 10⁻⁵) in all; λ = 0 spends the same
+# split and ignores the penalty. Four curves against λ: the absolute error of the protected query
+# (**larger is better**: the statistic is hidden), the downstream error, and the mean absolute
+# errors of the 200 counting and 200 thresholding queries (Eq. 9's numerator). The paper's claim:
+# the protected error grows with λ while the other three stay close to the unregularised run.
+
+# %% tags=["parameters", "remove-cell"]
+scale = "small"
+device = "auto"
+
+# %%
+from myst_nb import glue
+
+from reprolib.experiments import run_experiment
+from reprolib.experiments.privpgd_setup import data_sources, describe_scale
+from reprolib.figures.privpgd import constraint_figure
+
+results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False)
+print(describe_scale(results, scale))
+data_sources(results).style.hide(axis="index")
+
+# %% [markdown]
+# ## The protected queries
+#
+# The paper publishes the Income query only (in the authors' example code); we carry its weights
+# over to the stand-in's columns. For Employment the paper gives no query: ours reuses the Income
+# weights of the attributes both tasks share and puts b at the centre of the cube, Σθ / 2.
+
+# %%
+(results.drop_duplicates("dataset")
+ .set_index("dataset")[["metric.protected_theta", "metric.protected_threshold",
+                        "metric.protected_real"]]
+ .rename(columns=lambda c: c.removeprefix("metric.")))
+
+# %%
+glue("privpgd-fig3-figure", constraint_figure(results))
+
+# %% [markdown]
+# ## All numbers
+#
+# Mean over runs per dataset and λ.
+
+# %%
+columns = ["metric.protected_abs_error", "metric.downstream_error", "metric.counting_abs_error",
+           "metric.thresholding_abs_error"]
+(results.groupby(["dataset", "param.strength"])[columns].mean()
+ .rename(columns=lambda c: c.removeprefix("metric.")).style.format("{:.4f}"))

@@ -1,0 +1,63 @@
+"""PrivPGD experiments: the grids, shared runs, the baselines' accounting and the protected query."""
+
+import math
+
+import pytest
+
+from reprolib.experiments import get_experiment, store_path
+from reprolib.experiments.privpgd import CONSTRAINT, ERRORS_25, protected_query
+from reprolib.experiments.privpgd_setup import DELTA, PROFILES, RERUN, build_mechanism, cell_params
+from reprolib.privacy import NeighbourRelation
+
+
+def test_comparison_grids_run_every_mechanism_at_their_figure_epsilon():
+    for artifact, epsilon in (("privpgd-fig1", 2.5), ("privpgd-fig4", 1.0), ("privpgd-fig5", 0.2)):
+        cells = get_experiment(artifact).cells("small", {})
+        profile = PROFILES["small"]
+        assert len(cells) == len(profile.datasets) * len(RERUN) * profile.trials
+        assert {c.epsilon for c in cells} == {epsilon} and {c.delta for c in cells} == {DELTA}
+        assert {c.mechanism for c in cells} == set(RERUN)
+
+
+@pytest.mark.parametrize("artifact, source", [("privpgd-fig2", "privpgd-fig1"),
+                                              ("privpgd-tab2", "privpgd-fig1"),
+                                              ("privpgd-fig6", "privpgd-fig4"),
+                                              ("privpgd-tab6", "privpgd-fig5")])
+def test_distance_figures_and_tables_read_the_comparison_runs(artifact, source):
+    assert store_path(artifact, "small") == store_path(source, "small")
+    assert get_experiment(artifact) is get_experiment(source)
+
+
+def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_settings():
+    for name in ("PGM+AIM", "PGM+MST"):
+        params = cell_params("small", {}, name)
+        assert "privpgd" not in params  # PrivPGD's settings do not key the baselines' runs
+        assert build_mechanism(name, params).traits.relation is NeighbourRelation.REPLACE_ONE
+    params = cell_params("small", {}, "PrivPGD")
+    assert "pgm_iters" not in params
+    privpgd = build_mechanism("PrivPGD", params, device="cpu").config
+    assert privpgd.n_particles == PROFILES["small"].privpgd["n_particles"]
+    assert privpgd.calibration == "paper" and privpgd.device == "cpu"
+    # the learning-rate schedules keep the paper's number of decays (20 and 17.5)
+    assert privpgd.epochs / privpgd.lr_step == 1000 / 50
+    assert math.isclose(privpgd.projection_iterations / privpgd.projection_lr_step, 1750 / 100,
+                        rel_tol=0.1)
+    with pytest.raises(ValueError, match="re-run"):
+        build_mechanism("GEM", params)
+
+
+def test_constraint_grid_sweeps_the_strength_on_two_datasets():
+    cells = CONSTRAINT.cells("small", {})
+    assert {c.dataset for c in cells} == {"income", "employment"}
+    assert sorted({c.params["strength"] for c in cells}) == [0.0, 0.01, 0.1, 1.0, 10.0]
+    assert {c.mechanism for c in cells} == {"PrivPGD"} and {c.epsilon for c in cells} == {2.5}
+    assert all(c.key != d.key for c, d in zip(cells, ERRORS_25.cells("small", {}), strict=False))
+
+
+def test_protected_query_follows_the_authors_income_weights():
+    theta, b = protected_query("income", ("AGEP", "EDU", "MSP", "INDP", "SEX", "RAC1P", "label"))
+    assert theta == (0.0, 0.8843252, 0.0, 0.661784, 0.557365, 0.49245986, 0.9226635)
+    assert b == 1.5767367
+    theta, b = protected_query("employment", ("AGEP", "EDU", "DPHY", "SEX", "RAC1P", "label"))
+    assert theta == (0.0, 0.8843252, 0.0, 0.557365, 0.49245986, 0.9226635)
+    assert math.isclose(b, sum(theta) / 2)
