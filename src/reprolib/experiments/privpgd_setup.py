@@ -222,8 +222,9 @@ def describe_scale(results: pd.DataFrame, scale: Scale) -> str:
     """One paragraph on what was run: datasets, runs, mechanisms and the settings cut."""
     mechanisms = list(dict.fromkeys(results["mechanism"]))
     first = results.drop_duplicates("mechanism").set_index("mechanism")
-    parts = [f"Scale {scale}: {len(results)} runs on {results['dataset'].nunique()} dataset(s), "
-             f"{results['seed'].nunique()} run(s) per setting, mechanisms {', '.join(mechanisms)}."]
+    runs = results["seed"].nunique()
+    parts = [(f"Scale {scale}: {len(results)} runs on {results['dataset'].nunique()} dataset(s), "
+              f"{runs} run(s) per setting, mechanisms {', '.join(mechanisms)}.")]
     if "PrivPGD" in first.index:
         settings = ", ".join(f"{k} {v}" for k, v in first.at["PrivPGD", "param.privpgd"].items())
         parts.append(f"PrivPGD settings: {settings or 'the defaults'} (calibration "
