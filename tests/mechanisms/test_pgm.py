@@ -1,4 +1,4 @@
-"""Private-PGM helpers: batched model marginals equal mbi's own, seeded generation, closure."""
+"""Private-PGM helpers: batched model marginals and generation equal mbi's own, closure."""
 
 import math
 
@@ -60,6 +60,20 @@ def test_generation_is_seeded_and_leaves_global_state_alone(titanic, model):
     assert first.frame.equals(again.frame)
     assert first.domain == titanic.domain
     np.testing.assert_array_equal(np.random.get_state()[1], before)
+
+
+def test_generation_draws_the_records_mbi_draws(titanic, model):
+    # synthetic_dataset ports mbi's randomized rounding onto NumPy marginals: same seed, same rows
+    seed = int(np.random.default_rng(5).integers(2**32))
+    state = np.random.get_state()
+    try:
+        np.random.seed(seed)
+        expected = model.synthetic_data().to_dict()
+    finally:
+        np.random.set_state(state)
+    ours = synthetic_dataset(model, titanic.domain, np.random.default_rng(5))
+    for attribute in titanic.domain.attributes:
+        np.testing.assert_array_equal(ours.frame[attribute].to_numpy(), expected[attribute])
 
 
 def test_downward_closure_and_size():

@@ -2,7 +2,10 @@
 
 Measuring a marginal (the only place these mechanisms touch the data with noise), fitting the
 graphical model to the noisy marginals, reading many marginals of a fitted model at once, and
-seeded generation of records. (JT-SIZE, for capacity rules, lives in ``_jtsize``.)
+seeded generation of records. The fit (``_mirror_descent``), the marginals (``_pgm_numpy``) and
+the generation (``_pgm_sampling``) follow mbi's algorithms but run in NumPy where compiling a JAX
+program for every new clique structure would cost more than it saves. (JT-SIZE, for capacity
+rules, lives in ``_jtsize``.)
 
 Importing this module turns on float64 in JAX (mbi warns that float32 stalls its estimators on
 large datasets) and turns off JAX's persistent compilation cache (counterproductive for mbi).
@@ -24,10 +27,12 @@ import mbi
 import networkx as nx
 import numpy as np
 import pandas as pd
-from mbi import estimation, junction_tree, marginal_oracles
-from scipy.special import logsumexp
+from mbi import estimation, marginal_oracles
 
 from reprolib.data import Dataset, Domain
+from reprolib.mechanisms._mirror_descent import mirror_descent
+from reprolib.mechanisms._pgm_numpy import JunctionTree
+from reprolib.mechanisms._pgm_sampling import rounded_records
 from reprolib.privacy import Ledger, gaussian_mechanism, marginal_l2_sensitivity
 from reprolib.queries._tables import broadcast_to, sum_to
 
@@ -81,11 +86,13 @@ def fit_model(
     (the 2022 library scales each residual by 1/sigma before squaring; mbi 2.0 likewise);
     ``"inverse-std"`` is sum_i ||M_i(p) - y_i||^2 / sigma_i, the AIM paper's displayed objective as
     usually transcribed. The two agree when all sigmas are equal. The total is the minimum-variance unbiased
-    combination of the measurements' sums (mbi's estimator) under either loss.
+    combination of the measurements' sums (mbi's estimator) under either loss. The descent is
+    mbi's ``MirrorDescent`` (same steps and line search) without its two compiles per new clique
+    structure: see :mod:`reprolib.mechanisms._mirror_descent`.
     """
-    return estimation.MirrorDescent().estimate(
-        domain.to_mbi(), loss_measurements(measurements, weighting), known_total=estimated_total(
-            measurements), iters=iters, warm_start=warm_start, constraints=tuple(constraints))
+    return mirror_descent(domain.to_mbi(), loss_measurements(measurements, weighting),
+                          known_total=estimated_total(measurements), iters=iters,
+                          warm_start=warm_start, constraints=constraints)
 
 
 def loss_measurements(measurements: Sequence[NoisyMarginal],
@@ -129,48 +136,22 @@ def model_marginals(model: mbi.MarkovRandomField,
 class _CalibratedTree:
     def __init__(self, model: mbi.MarkovRandomField) -> None:
         potentials = model.potentials
-        cliques = list(potentials.cliques) + [c.clique for c in model.constraints]
-        jtree, _ = junction_tree.make_junction_tree(potentials.domain, cliques)
-        maximal = junction_tree.maximal_cliques(jtree)
-        self.tree = jtree
+        tree = JunctionTree(potentials.domain,
+                            [*potentials.cliques, *(c.clique for c in model.constraints)])
+        self.tree, self.elimination_order = tree.graph, tree.elimination_order
         if model.constraints:  # structural zeros: mbi's constrained message passing
             calibrated = marginal_oracles.message_passing_shafer_shenoy(
-                potentials.expand(maximal), model.total, constraints=model.constraints)
-            self.tables = {c: np.asarray(calibrated[c].values, dtype=np.float64) for c in maximal}
-            self.axes = {c: tuple(calibrated[c].domain.attributes) for c in maximal}
-        else:
-            self.axes = {c: tuple(c) for c in maximal}
-            self.tables = self._calibrate(potentials, jtree, float(model.total))
-        self.by_size = sorted(maximal, key=lambda c: self.tables[c].size)
+                potentials.expand(tree.maximal), model.total, constraints=model.constraints)
+            self.tables = {c: np.asarray(calibrated[c].values, dtype=np.float64)
+                           for c in tree.maximal}
+            self.axes = {c: tuple(calibrated[c].domain.attributes) for c in tree.maximal}
+        else:  # in NumPy, as the fit itself: no JAX program to compile
+            self.axes = {c: tuple(c) for c in tree.maximal}
+            self.tables = tree.calibrate(
+                {c: np.asarray(potentials[c].values, dtype=np.float64) for c in potentials.cliques},
+                float(model.total))
+        self.by_size = sorted(tree.maximal, key=lambda c: self.tables[c].size)
         self.labels = {a: i for i, a in enumerate(potentials.domain.attributes)}
-
-    def _calibrate(self, potentials, jtree: nx.Graph, total: float) -> dict[Clique, np.ndarray]:
-        """Sum-product on the junction tree in log space, in numpy (no JAX program to compile).
-
-        Each potential is added to one maximal clique that holds it; Shafer-Shenoy messages are
-        log-sum-exps onto the separators; each clique's belief is normalised to ``total``.
-        """
-        domain = potentials.domain
-        beliefs = {c: np.zeros(domain.project(c).shape) for c in self.axes}
-        for clique in potentials.cliques:
-            factor = potentials[clique]
-            home = next(c for c in self.axes if set(clique) <= set(c))
-            beliefs[home] = beliefs[home] + broadcast_to(
-                np.asarray(factor.values, dtype=np.float64), tuple(factor.domain.attributes), home)
-        messages: dict[tuple[Clique, Clique], np.ndarray] = {}
-        for sender, receiver in junction_tree.message_passing_order(jtree):
-            incoming = sum((broadcast_to(messages[(k, sender)], _separator(k, sender), sender)
-                            for k in jtree.neighbors(sender) if k != receiver), beliefs[sender])
-            messages[(sender, receiver)] = sum_to(incoming, sender, _separator(sender, receiver),
-                                                  reduce=logsumexp)
-        tables = {}
-        for clique in self.axes:
-            belief = sum((broadcast_to(messages[(k, clique)], _separator(k, clique), clique)
-                          for k in jtree.neighbors(clique)), beliefs[clique])
-            belief = belief - belief.max()
-            probabilities = np.exp(belief)
-            tables[clique] = probabilities * (total / probabilities.sum())
-        return tables
 
     def marginal(self, clique: Clique) -> np.ndarray:
         for node in self.by_size:
@@ -223,23 +204,16 @@ def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.rand
                       rows: int | None = None) -> Dataset:
     """Records drawn from ``model`` by mbi's randomized rounding, seeded from ``rng``.
 
-    mbi draws from NumPy's global generator; it is seeded from ``rng`` for this call and restored
-    afterwards, so no global state leaks in or out. ``rows`` defaults to the model's total.
+    The records mbi's ``synthetic_data`` draws after ``np.random.seed(rng.integers(2**32))``,
+    from a private generator (no global state in or out) and NumPy marginals (nothing compiled).
+    Structural zeros are respected: their sets are cliques of the junction tree sampled from.
+    ``rows`` defaults to the model's total.
     """
-    if model.constraints:  # mbi samples from the junction tree of the potentials' cliques only:
-        # give each constrained set a (zero) potential so its zeros are respected when sampling
-        cliques = list(model.cliques)
-        cliques += [c.clique for c in model.constraints
-                    if not any(set(c.clique) <= set(m) for m in cliques)]
-        model = mbi.MarkovRandomField(potentials=model.potentials.expand(cliques),
-                                      marginals=model.marginals, total=model.total,
-                                      constraints=model.constraints)
-    state = np.random.get_state()
-    try:
-        np.random.seed(int(rng.integers(2**32)))
-        records = model.synthetic_data(rows).to_dict()
-    finally:
-        np.random.set_state(state)
+    tree = _CalibratedTree(model)
+    random = np.random.RandomState(int(rng.integers(2**32)))
+    records = rounded_records(tree.marginal, list(tree.tree.nodes), tree.elimination_order,
+                              dict(zip(model.domain.attributes, model.domain.shape, strict=True)),
+                              max(1, int(rows or model.total)), random)
     frame = pd.DataFrame({a: np.asarray(records[a], dtype=np.int64) for a in domain.attributes})
     return Dataset(frame, domain, source="synthetic")
 

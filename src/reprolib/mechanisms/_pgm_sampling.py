@@ -1,0 +1,76 @@
+"""mbi's randomized rounding of a graphical model into records, on NumPy marginals.
+
+A port of ``mbi.MarkovRandomField.synthetic_data(method="round")`` (mbi 2.0) that reads the
+model's marginals from a callable instead of JAX factors (mbi's version expands the potentials and
+compiles a message-passing program for every model it samples from) and draws from an explicit
+``RandomState``: seeded alike, it makes mbi's draws in mbi's order, so the records are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+Clique = tuple[str, ...]
+
+
+def _rounded_column(counts: np.ndarray, total: int, random: np.random.RandomState) -> np.ndarray:
+    """``total`` values with ``counts`` rescaled and randomly rounded as their frequencies."""
+    counts = np.asarray(counts, dtype=np.float64).ravel()
+    options = np.arange(counts.size, dtype=np.min_scalar_type(counts.size))
+    if total == 0:
+        return np.array([], dtype=int)
+    frac, integ = np.modf(counts * (total / counts.sum()))
+    integ = integ.astype(int)
+    extra = total - integ.sum()
+    if extra > 0:
+        integ[random.choice(options, extra, False, frac / frac.sum())] += 1
+    values = np.repeat(options, integ)
+    random.shuffle(values)
+    return values
+
+
+def rounded_records(marginal: Callable[[Clique], np.ndarray], nodes: Sequence[Clique],
+                    elimination_order: Sequence[str], sizes: dict[str, int], total: int,
+                    random: np.random.RandomState) -> dict[str, np.ndarray]:
+    """``total`` records, one column at a time in reverse ``elimination_order``.
+
+    Each column is drawn given the already drawn columns it shares a junction-tree node
+    (``nodes``) with: within each group of equal parent values, ranks plus uniform noise over the
+    group size are read off the conditional CDF of ``marginal`` (counts on a clique, axes in the
+    clique's order), so every group's values follow the model's conditional closely.
+    """
+    order = list(elimination_order)[::-1]
+    cliques = [set(node) for node in nodes]
+    data = {order[0]: _rounded_column(marginal((order[0],)), total, random)}
+    used = {order[0]}
+    for col in order[1:]:
+        relevant = [cl for cl in cliques if col in cl]
+        proj = tuple(used.intersection(set().union(*relevant)))  # mbi's (hash-seeded) set order
+        used.add(col)
+        if not proj:
+            data[col] = _rounded_column(marginal((col,)), total, random)
+            continue
+        parents = np.stack(tuple(data[c] for c in proj), -1)
+        joint = np.asarray(marginal(proj + (col,)), dtype=np.float64)
+        below = joint.sum(axis=-1, keepdims=True)
+        cdfs = np.divide(joint, below, out=np.zeros_like(joint), where=below != 0).cumsum(axis=-1)
+        uniques, inverse, counts = np.unique(parents, axis=0, return_inverse=True,
+                                             return_counts=True)
+        inverse = inverse.ravel()
+        perm = np.argsort(inverse, kind="stable")
+        starts = np.zeros(len(counts), dtype=int)
+        np.cumsum(counts[:-1], out=starts[1:])
+        for start, count in zip(starts, counts, strict=True):  # decorrelate from earlier columns
+            random.shuffle(perm[start:start + count])
+        ranks = np.empty(total, dtype=int)
+        ranks[perm] = np.arange(total) - starts[inverse[perm]]
+        u = ((ranks + random.rand(total)) / counts[inverse])[perm]
+        group_cdfs = cdfs[tuple(uniques.T)]
+        choices = np.empty(total, dtype=np.min_scalar_type(sizes[col]))
+        for start, count, cdf in zip(starts, counts, group_cdfs, strict=True):
+            picked = np.searchsorted(cdf, u[start:start + count], side="right")
+            choices[perm[start:start + count]] = np.minimum(picked, sizes[col] - 1)
+        data[col] = choices
+    return data

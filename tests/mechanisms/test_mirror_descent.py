@@ -1,0 +1,149 @@
+"""Private-PGM's own mirror descent fits what mbi's MirrorDescent fits, in NumPy and in JAX."""
+
+import jax.numpy as jnp
+import mbi
+import numpy as np
+import pytest
+from mbi import estimation, marginal_loss
+
+from reprolib.mechanisms._mirror_descent import (
+    _jax_descent,
+    _numpy_descent,
+    mirror_descent,
+    prefers_numpy,
+)
+from reprolib.mechanisms._pgm_numpy import NumpyModel
+
+DOMAIN = mbi.Domain(("a", "b", "c", "d", "e"), (3, 4, 2, 5, 3))
+SINGLETONS = [("a",), ("b",), ("c",), ("d",), ("e",)]
+STRUCTURES = {
+    "singletons": SINGLETONS,
+    "chain": SINGLETONS + [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")],
+    "cycle, triangulated by the junction tree": [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d")],
+    # ("b", "c") twice and inside both triples: its loss term is read from the smaller triple
+    "overlapping triples, repeats, an unmeasured attribute": [
+        ("a", "b", "c"), ("b", "c", "d"), ("b", "c"), ("b", "c"), ("d",)],
+}
+ENGINES = ("numpy", "jax")
+
+
+def _measurements(cliques, seed=0):
+    """Noisy marginals of a random table of 2,000 records, with unequal noise scales."""
+    rng = np.random.default_rng(seed)
+    table = rng.multinomial(2000, rng.dirichlet(np.ones(DOMAIN.size()))).reshape(DOMAIN.shape)
+    measurements = []
+    for k, clique in enumerate(cliques):
+        kept = [DOMAIN.attributes.index(a) for a in clique]
+        marginal = table.sum(axis=tuple(i for i in range(5) if i not in kept))
+        sigma = (1.0, 4.0, 15.0)[k % 3]
+        noisy = marginal + rng.normal(0.0, sigma, marginal.shape)
+        measurements.append(mbi.LinearMeasurement(noisy.ravel(), clique, stddev=sigma))
+    return measurements
+
+
+def _reference(measurements, iters, warm_start=None, constraints=()):
+    return estimation.MirrorDescent().estimate(
+        DOMAIN, measurements, known_total=2000.0, iters=iters, warm_start=warm_start,
+        constraints=constraints)
+
+
+def _assert_same_marginals(model, reference):
+    assert tuple(model.cliques) == tuple(reference.cliques)
+    for clique in reference.cliques:
+        np.testing.assert_allclose(np.asarray(model.marginals[clique].values),
+                                   np.asarray(reference.marginals[clique].values),
+                                   rtol=1e-8, atol=1e-8)
+        # the potentials are the model: their own marginals are the ones returned
+        np.testing.assert_allclose(np.asarray(model.project(clique).values),
+                                   np.asarray(reference.project(clique).values),
+                                   rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_fits_what_mbi_fits(structure, engine):
+    measurements = _measurements(STRUCTURES[structure])
+    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=100, engine=engine)
+    _assert_same_marginals(model, _reference(measurements, 100))
+
+
+def _half_square(mu, data):
+    return 0.5 * mu.dot(mu)
+
+
+def _identity_oracle(theta, total, constraints=()):
+    return theta
+
+
+def test_line_search_rule_on_a_quadratic():
+    # mu = theta and loss 0.5 mu^2: a trial is accepted iff alpha <= 1 (then theta *= 1 - alpha);
+    # the step grows by 1.01 after an acceptance and halves after a rejection
+    alphas = [0.95 * 1.01**k for k in range(6)] + [0.95 * 1.01**6 / 2]  # 7th trial: 1.0084 > 1
+    expected = np.prod([1.0 - a for a in alphas])
+
+    class Quadratic:
+        def marginals(self, theta):
+            return theta
+
+        def loss_and_gradient(self, mu):
+            return 0.5 * float(mu["x",] @ mu["x",]), mu
+
+    theta, _ = _numpy_descent(Quadratic(), {("x",): np.array([1.0])}, 0.95, steps=8)
+    np.testing.assert_allclose(theta["x",], [expected], rtol=1e-12)
+    domain = mbi.Domain(("x",), (1,))
+    loss_fn = marginal_loss.MarginalLossFn((("x",),), _half_square)
+    start = mbi.CliqueVector(domain, [("x",)], {("x",): mbi.Factor(domain, jnp.ones(1))})
+    theta, _ = _jax_descent(start, 0.95, 8, loss_fn, 1.0, (), oracle=_identity_oracle)
+    np.testing.assert_allclose(np.asarray(theta["x",].values), [expected], rtol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_past_the_first_rejections_both_reach_mbis_optimum(engine):
+    # the step grows by 1 % per accepted step until it outgrows the curvature; from there until
+    # the line search rejects, rounding differences grow exponentially (in mbi's own runs too),
+    # so long runs are compared where they end, at the optimum, not step by step
+    measurements = _measurements(STRUCTURES["overlapping triples, repeats, an unmeasured attribute"])
+    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=2000, engine=engine)
+    reference = _reference(measurements, 2000)
+    for clique in reference.cliques:
+        np.testing.assert_allclose(np.asarray(model.marginals[clique].values),
+                                   np.asarray(reference.marginals[clique].values), atol=1e-4)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_warm_start_onto_new_cliques_and_partial_blocks(engine):
+    # mbi runs whole blocks of 50 steps: iters=60 is 100 steps, iters=1 is 50
+    first = _measurements(STRUCTURES["chain"])
+    more = first + _measurements([("a", "b", "e"), ("c", "d", "e")], seed=1)
+    ours = mirror_descent(DOMAIN, first, known_total=2000.0, iters=60, engine=engine)
+    ours = mirror_descent(DOMAIN, more, known_total=2000.0, iters=1, warm_start=ours,
+                          engine=engine)
+    reference = _reference(more, 1, warm_start=_reference(first, 60))
+    _assert_same_marginals(ours, reference)
+
+
+def test_structural_zeros_go_through_mbi_oracle():
+    measurements = _measurements(STRUCTURES["chain"])
+    zeros = (mbi.Constraint(DOMAIN.project(("a", "b")), invalid=np.array([[0, 1], [2, 3]])),)
+    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=50,
+                           constraints=zeros)
+    assert model.constraints == zeros
+    _assert_same_marginals(model, _reference(measurements, 50, constraints=zeros))
+    np.testing.assert_allclose(np.asarray(model.project(("a", "b")).values)[[0, 2], [1, 3]], 0.0,
+                               atol=1e-9)
+
+
+def test_numpy_marginals_equal_the_oracle():
+    measurements = _measurements(STRUCTURES["overlapping triples, repeats, an unmeasured attribute"])
+    reference = _reference(measurements, 50)
+    cliques = tuple(reference.cliques)
+    numpy_model = NumpyModel(DOMAIN, cliques, measurements, 2000.0)
+    theta = {c: np.asarray(reference.potentials[c].values) for c in cliques}
+    for clique, table in numpy_model.marginals(theta).items():
+        np.testing.assert_allclose(table, np.asarray(reference.marginals[clique].values),
+                                   rtol=1e-10)
+
+
+def test_numpy_is_chosen_for_small_models_only():
+    assert prefers_numpy(cells=10_000, cliques=30, steps=1000)
+    assert not prefers_numpy(cells=10_000_000, cliques=30, steps=100)
