@@ -30,6 +30,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from reprolib.experiments import collect_provenance
 from reprolib.experiments.aim_setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 from reprolib.mechanisms.aim import AIM, AIMConfig
 from reprolib.metrics import workload_error
@@ -59,6 +60,7 @@ def machine() -> dict[str, object]:
         "load_average_1min": os.getloadavg()[0],
         "jax": jax.__version__,
         "jax_backend": jax.default_backend(),
+        "git_revision": collect_provenance("cpu")["git_revision"],
     }
 
 

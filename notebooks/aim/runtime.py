@@ -53,13 +53,15 @@ table.style.format({"runtime_s": "{:.1f}", "rounds": "{:.0f}"})
 # `results/aim/benchmarks/aim-speed.csv` (the command lines are in its docstring). The speed bar
 # we hold ourselves to: on nltcs with the all-3way workload at ε = 1, δ = 1e-9, 80 MB and 100
 # Private-PGM iterations per round, the authors' 2022 numpy implementation takes about 3.5 s per
-# round and 3 minutes per run on one core. Our rows below say how many cores each run could use.
+# round and 3 minutes per run on one core. Our rows below say how many cores each run could use
+# and which code ran (`git_revision`): rows before 05516f6 ran mbi's own mirror descent, which
+# compiled new JAX programs every round.
 
 # %%
 benchmark = results_dir() / "aim" / "benchmarks" / "aim-speed.csv"
 if benchmark.is_file():
     speed = pd.read_csv(benchmark)
-    columns = ["dataset", "epsilon", "max_model_size_mb", "pgm_iters", "usable_cores",
+    columns = ["git_revision", "dataset", "epsilon", "max_model_size_mb", "pgm_iters", "usable_cores",
                "load_average_1min", "rounds",
                "seconds", "seconds_per_round", "max_seconds_per_round", "model_size_mb",
                "workload_error", "jax_backend", "processor"]
