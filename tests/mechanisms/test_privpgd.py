@@ -11,8 +11,14 @@ import scipy.stats
 import torch
 
 from reprolib.data import Dataset, Domain
-from reprolib.mechanisms._privpgd_descent import LazyAdam, ThresholdPenalty, add_sw2_gradient
+from reprolib.mechanisms._privpgd_descent import (
+    LazyAdam,
+    ThresholdPenalty,
+    add_sw2_gradient,
+    particle_descent,
+)
 from reprolib.mechanisms._privpgd_projection import (
+    Adam,
     clipped_start,
     embed_codes,
     padded_grid,
@@ -20,6 +26,8 @@ from reprolib.mechanisms._privpgd_projection import (
     quantise,
 )
 from reprolib.mechanisms._sliced import (
+    SharedSortW1Gradient,
+    argsort_rows,
     random_directions,
     sliced_w1,
     sorted_quantised_projection,
@@ -263,8 +271,8 @@ def test_particle_gradient_matches_autograd_of_the_data_term():
     counts = quantise(clipped_start(torch.rand(grid.valid.shape, dtype=torch.float64),
                                     grid.valid), m, torch.Generator().manual_seed(0))
     z = torch.tensor(g.random((m, d)), dtype=torch.float32)
-    grad = torch.zeros_like(z)
-    w2sq = add_sw2_gradient(grad, z, pairs, grid.centres, counts, n_directions=5,
+    grad = torch.zeros((d, m))  # coordinate rows, as the descent holds them
+    w2sq = add_sw2_gradient(grad, z.T.contiguous(), pairs, grid.centres, counts, n_directions=5,
                             generator=torch.Generator().manual_seed(7))
     theta = random_directions((2, 5), 2, generator=torch.Generator().manual_seed(7), device="cpu")
     zz = z.clone().requires_grad_(True)
@@ -278,7 +286,65 @@ def test_particle_gradient_matches_autograd_of_the_data_term():
         assert float(per_dir.detach().mean()) == pytest.approx(float(w2sq[b]), rel=1e-5)
         loss = loss + m * per_dir.mean()
     loss.backward()
-    np.testing.assert_allclose(grad.numpy(), zz.grad.numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grad.T.numpy(), zz.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def _argsort_cases() -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(20)
+    grid = padded_grid([(6, 9)], "cpu").centres[0]
+    return {
+        "random": torch.rand((3, 4, 500), generator=g),
+        "many ties": torch.round(torch.rand((5, 200), generator=g) * 20) / 20,
+        "clamped particles": torch.rand((4, 300), generator=g).mul(3).sub(1).clamp(0, 1),
+        "constant rows": torch.full((3, 7), 0.25),
+        "one column": torch.rand((4, 1), generator=g),
+        "empty rows": torch.zeros((2, 0)),
+        "subnormal span": torch.tensor([[1e-40, 2e-40, 0.0, 1e-40, -1e-40]]),
+        "negative and zero": torch.tensor([[0.0, -0.0, -3.0, 2.0, -0.0, 1e-3, -1e-3]]),
+        "grid projections": random_directions((50,), 2, generator=g, device="cpu") @ grid.T,
+        "infinite (torch fallback)": torch.tensor([[1.0, float("inf"), -2.0, 0.5]]),
+        "float64 (torch fallback)": torch.rand((3, 50), generator=g, dtype=torch.float64),
+    }
+
+
+@pytest.mark.parametrize("bucket_first", [False, True])
+@pytest.mark.parametrize("case", list(_argsort_cases()))
+def test_argsort_rows_is_torchs_stable_argsort(case, bucket_first):
+    values = _argsort_cases()[case]
+    ours = argsort_rows(values, bucket_first=bucket_first)
+    assert ours.dtype == torch.int64
+    torch.testing.assert_close(ours, torch.argsort(values, dim=-1, stable=True), rtol=0, atol=0)
+
+
+def test_shared_sort_gradient_matches_autograd():
+    """G problems on one grid, sharing directions; one object reused across shapes."""
+    g = torch.Generator().manual_seed(21)
+    gradient = SharedSortW1Gradient()
+    for shape, n_problems in [((5, 3), 4), ((2, 9), 1), ((1, 1), 2), ((6, 7), 3), ((2, 2), 5)]:
+        centres = padded_grid([shape], "cpu").centres[0]
+        cells = centres.shape[0]
+        u = torch.softmax(torch.randn((n_problems, cells), generator=g), dim=-1)
+        v = u + 0.05 * torch.randn((n_problems, cells), generator=g)  # signed, unequal mass
+        directions = random_directions((7,), 2, generator=g, device="cpu")
+        ours = gradient(centres, u - v, directions)
+        uu = u.clone().requires_grad_(True)
+        sliced_w1(centres.expand(n_problems, -1, -1), uu, v,
+                  directions.expand(n_problems, -1, -1)).sum().backward()
+        torch.testing.assert_close(ours, uu.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_sw2_gradient_on_the_cpu_sort_path_matches_the_stable_matching():
+    """float32 on the CPU (numpy's sort), with ties from particles clamped to [0, 1]."""
+    g = torch.Generator().manual_seed(22)
+    x = torch.rand((2, 3, 400), generator=g).mul(1.6).sub(0.3).clamp(0, 1)
+    y = torch.sort(torch.rand((2, 3, 400), generator=g), dim=-1).values
+    w2sq, grad = sw2_gradient(x, y)
+    order = torch.argsort(x, dim=-1, stable=True)
+    ordered = torch.gather(x, -1, order)
+    expected = torch.empty_like(x).scatter_(-1, order, 2 * (ordered - y))
+    torch.testing.assert_close(grad, expected, rtol=0, atol=0)
+    torch.testing.assert_close(w2sq, (ordered - y).double().square().mean(dim=(1, 2)).float(),
+                               rtol=1e-5, atol=0)
 
 
 # ---------------------------------------------------------------- projection, descent, output
@@ -302,7 +368,13 @@ def test_projection_returns_probability_vectors_and_lowers_sw1():
                              device="cpu")
     before = sliced_w1(grid.centres, clipped_start(signed, grid.valid), signed, dirs)
     after = sliced_w1(grid.centres, out, signed, dirs)
-    assert after.sum() < 0.98 * before.sum() and torch.all(after < 1.02 * before)
+    assert after.sum() < 0.98 * before.sum()
+    assert after[0] < before[0] and after[2] < before[2]
+    # The (3, 2) marginal starts next to its optimum, where Adam's last steps on 30 noisy
+    # directions wander: over 100 generator seeds its SW1 rose by 4 % on average and by up to
+    # 0.002 (30 %), with the autograd projection as with the shared-sort one, so a check of
+    # "at most 2 % worse" passed or failed with the seed.
+    assert after[1] < before[1] + 0.003
 
 
 def test_projection_keeps_a_probability_vector():
@@ -316,6 +388,66 @@ def test_projection_keeps_a_probability_vector():
                                    lr_step=50, lr_gamma=0.8,
                                    generator=torch.Generator().manual_seed(0))
     assert torch.all(0.5 * (out - clean).abs().sum(dim=-1) < 0.01)
+
+
+def test_shared_direction_projection_equals_per_marginal_autograd_adam():
+    """The grouped, transposed, analytic path equals torch's Adam + StepLR on autograd's SW1.
+
+    The reference optimises each marginal alone in its own layout, with the directions that
+    marginal saw: each step draws [groups, L] directions; (3, 2), (2, 3) and the second (2, 3)
+    form group 0 on the (2, 3) grid, the transposed (3, 2) seeing them with coordinates swapped;
+    (4, 4) is group 1.
+    """
+    g = np.random.default_rng(23)
+    shapes = [(3, 2), (2, 3), (4, 4), (2, 3)]
+    group_of, n_groups, n_dirs, iterations = [0, 0, 1, 0], 2, 8, 30
+    grid = padded_grid(shapes, "cpu")
+    signed = torch.zeros(grid.valid.shape)
+    for row, (ka, kb) in enumerate(shapes):
+        p = g.dirichlet(np.ones(ka * kb))
+        signed[row, : ka * kb] = torch.tensor(p + g.normal(scale=0.05, size=ka * kb))
+    ours = project_to_probabilities(signed, grid, iterations=iterations, n_directions=n_dirs,
+                                    lr=0.1, lr_step=10, lr_gamma=0.8,
+                                    generator=torch.Generator().manual_seed(5))
+    stream = torch.Generator().manual_seed(5)
+    draws = [random_directions((n_groups, n_dirs), 2, generator=stream, device="cpu")
+             for _ in range(iterations)]
+    start = clipped_start(signed, grid.valid)
+    for row, (ka, kb) in enumerate(shapes):
+        cells = ka * kb
+        logits = torch.log(start[row, :cells] + 1e-9).requires_grad_(True)
+        optimiser = torch.optim.Adam([logits], lr=0.1)
+        schedule = torch.optim.lr_scheduler.StepLR(optimiser, step_size=10, gamma=0.8)
+        for step in range(iterations):
+            directions = draws[step][group_of[row]]
+            if ka > kb:
+                directions = directions.flip(-1)
+            optimiser.zero_grad()
+            sliced_w1(grid.centres[row : row + 1, :cells], torch.softmax(logits, -1)[None],
+                      signed[row : row + 1, :cells], directions[None]).sum().backward()
+            optimiser.step()
+            schedule.step()
+        torch.testing.assert_close(ours[row, :cells], torch.softmax(logits, -1).detach(),
+                                   rtol=1e-4, atol=1e-6)
+        assert torch.all(ours[row, cells:] == 0)
+
+
+def test_adam_equals_torch_adam_with_step_lr():
+    g = torch.Generator().manual_seed(24)
+    start = torch.randn((4, 6), generator=g)
+    ours, reference = start.clone(), start.clone().requires_grad_(True)
+    optimiser = torch.optim.Adam([reference], lr=0.1)
+    schedule = torch.optim.lr_scheduler.StepLR(optimiser, step_size=3, gamma=0.8)
+    adam, rate = Adam(ours), 0.1
+    for step in range(10):
+        grad = torch.randn((4, 6), generator=g)
+        reference.grad = grad.clone()
+        optimiser.step()
+        schedule.step()
+        adam.step(ours, grad, rate)
+        if (step + 1) % 3 == 0:
+            rate *= 0.8
+    torch.testing.assert_close(ours, reference.detach(), rtol=0, atol=0)
 
 
 def test_quantise_sums_to_m_and_rounds_down_at_most():
@@ -341,6 +473,21 @@ def test_lazy_adam_equals_torch_sparse_adam():
         optimiser.step()
         lazy.step(ours, grad, grad != 0, 0.05)
     torch.testing.assert_close(ours, reference.detach(), rtol=1e-6, atol=1e-7)
+
+
+def test_descent_moves_only_the_measured_attributes():
+    """Without a penalty, attributes in no marginal keep their coordinates (and their state)."""
+    grid = padded_grid([(3, 4)], "cpu")
+    counts = quantise(clipped_start(torch.rand(grid.valid.shape), grid.valid), 200,
+                      torch.Generator().manual_seed(0))
+    particles = torch.rand((200, 4), generator=torch.Generator().manual_seed(1))
+    before = particles.clone()
+    particle_descent(particles, torch.tensor([[1, 3]]), grid.centres, counts, epochs=5,
+                     batch_size=5, n_directions=4, lr=0.1, lr_step=50, lr_gamma=0.75,
+                     mask_fraction=0.8, generator=torch.Generator().manual_seed(2))
+    torch.testing.assert_close(particles[:, [0, 2]], before[:, [0, 2]], rtol=0, atol=0)
+    assert (particles[:, [1, 3]] != before[:, [1, 3]]).float().mean() > 0.3
+    assert particles.min() >= 0 and particles.max() <= 1
 
 
 def test_penalty_gradient_matches_autograd():

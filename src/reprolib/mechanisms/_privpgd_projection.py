@@ -4,21 +4,20 @@ Conventions: a 2-way marginal on attributes (a, b) with sizes (k_a, k_b) is a ve
 k_a * k_b cells in row-major order (as ``Dataset.marginal(...).ravel()``). Cell (x, y), with
 0-based codes, sits at the embedded point ((2x + 1) / (2 k_a), (2y + 1) / (2 k_b)) in [0, 1]^2:
 the bin centres that the paper writes as (2x - 1) / (2k) for 1-based codes x = 1..k (Eq. 4).
-All marginals are processed together as ``[M, C]`` tensors padded to the largest cell count C;
+All marginals are stored together as ``[M, C]`` tensors padded to the largest cell count C;
 padding cells carry zero mass and are flagged in a ``valid`` mask.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-from reprolib.mechanisms._sliced import random_directions, sliced_w1
+from reprolib.mechanisms._sliced import SharedSortW1Gradient, random_directions
 
 # Largest [marginals x directions x cells] block the projection holds at once (float32 elements);
 # bigger groups are split into chunks (the marginals are independent problems).
@@ -32,12 +31,12 @@ class PaddedGrid:
     Attributes:
         centres: ``[M, C, 2]`` float32 cell centres in [0, 1]^2 (zeros on padding).
         valid: ``[M, C]`` bool, True on the first ``k_a * k_b`` cells of each marginal.
-        cells: the number of real cells of each marginal.
+        shapes: the (k_a, k_b) shape of each marginal.
     """
 
     centres: torch.Tensor
     valid: torch.Tensor
-    cells: tuple[int, ...]
+    shapes: tuple[tuple[int, int], ...]
 
 
 def embed_codes(codes: np.ndarray, size: int) -> np.ndarray:
@@ -58,7 +57,7 @@ def padded_grid(shapes: Sequence[tuple[int, int]], device: str) -> PaddedGrid:
         centres[row, : ka * kb, 1] = xb.ravel()
         valid[row, : ka * kb] = True
     return PaddedGrid(torch.from_numpy(centres).to(device), torch.from_numpy(valid).to(device),
-                      cells)
+                      tuple((int(ka), int(kb)) for ka, kb in shapes))
 
 
 def clipped_start(signed: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -100,65 +99,130 @@ def project_to_probabilities(
     Returns:
         ``[M, C]`` probability vectors (zero on padding). The simplex is parametrised by a softmax
         over each marginal's cells, as in the authors' code (the paper only says "gradient
-        descent"). Marginals are independent, so they are optimised in groups of similar cell
-        counts (less padding), with one Adam state over the group: Adam acts entry-wise, so this
-        equals one optimiser per marginal.
+        descent"), with Adam on the logits and an analytic gradient (:class:`SharedSortW1Gradient`
+        through the softmax's Jacobian, ``w * (g - <w, g>)``).
+
+        Marginals are independent problems. They are solved together in groups whose grids are
+        equal up to swapping the two axes (shape (k_a, k_b) or (k_b, k_a)): at each step every
+        group draws ``n_directions`` fresh uniform directions that all its marginals share, so
+        one sort per direction serves the group (a transposed marginal sees each direction with
+        its coordinates swapped, again uniform). Each marginal therefore still sees fresh uniform
+        directions at every step, but the marginals of a group see the same ones, where the
+        authors' code draws them per marginal: each marginal's optimisation is the same in law,
+        but the random stream, and so the result for a given seed, differs from a per-marginal
+        draw. Adam acts entry-wise, so one Adam state over all the logits equals one optimiser
+        per marginal.
     """
     start = clipped_start(signed, grid.valid)
     result = start.clone()
     if iterations == 0:
         return result
-    for rows in _groups(grid.cells, n_directions):
-        width = max(grid.cells[r] for r in rows)
-        index = torch.tensor(rows, device=signed.device)
-        result[index, :width] = _project_group(
-            start[index, :width], signed[index, :width], grid.centres[index, :width],
-            grid.valid[index, :width], iterations=iterations, n_directions=n_directions, lr=lr,
-            lr_step=lr_step, lr_gamma=lr_gamma, generator=generator,
-        )
+    groups = [_Group.of(shape, rows, grid, start, signed) for shape, rows in
+              _groups(grid.shapes, n_directions)]
+    sizes = [group.start.numel() for group in groups]
+    flat_logits = torch.cat([torch.log(group.start + 1e-9).view(-1) for group in groups])
+    flat_grad = torch.empty_like(flat_logits)
+    logits = [x.view(group.start.shape) for x, group in
+              zip(flat_logits.split(sizes), groups, strict=True)]
+    grads = [x.view(group.start.shape) for x, group in
+             zip(flat_grad.split(sizes), groups, strict=True)]
+    optimiser = Adam(flat_logits)  # entry-wise, so one state serves all the marginals
+    gradient = SharedSortW1Gradient()
+    rate = lr
+    for step in range(iterations):
+        directions = random_directions((len(groups), n_directions), 2, generator=generator,
+                                       device=str(signed.device))
+        for group, params, grad, group_directions in zip(groups, logits, grads, directions,
+                                                        strict=True):
+            weights = torch.softmax(params, dim=-1)
+            slope = gradient(group.centres, weights - group.signed, group_directions)
+            torch.mul(weights, slope - (weights * slope).sum(dim=-1, keepdim=True), out=grad)
+        optimiser.step(flat_logits, flat_grad, rate)
+        if (step + 1) % lr_step == 0:
+            rate *= lr_gamma  # as torch's StepLR: lr * lr_gamma ** (step // lr_step)
+    for group, params in zip(groups, logits, strict=True):
+        result[group.rows] = torch.zeros_like(result[group.rows]).scatter_(
+            1, group.layout, torch.softmax(params, dim=-1))
     return result
 
 
-def _groups(cells: Sequence[int], n_directions: int) -> list[list[int]]:
-    """Marginal indices grouped by the power of two above their cell count, in memory chunks."""
-    buckets: dict[int, list[int]] = defaultdict(list)
-    for row, count in enumerate(cells):
-        buckets[math.ceil(math.log2(max(count, 1)))].append(row)
+class Adam:
+    """Adam (Kingma and Ba 2015) with ``torch.optim.Adam``'s arithmetic and default settings.
+
+    The same update, written out: constructing a ``torch.optim`` optimiser imports
+    ``torch._dynamo``, seconds of start-up that would count against the projection.
+    """
+
+    def __init__(self, like: torch.Tensor, *, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8) -> None:
+        self.first = torch.zeros_like(like)
+        self.second = torch.zeros_like(like)
+        self.beta1, self.beta2 = betas
+        self.eps = eps
+        self.steps = 0
+
+    def step(self, params: torch.Tensor, grad: torch.Tensor, lr: float) -> None:
+        """Update ``params`` in place with gradient ``grad`` at learning rate ``lr``."""
+        self.steps += 1
+        self.first.lerp_(grad, 1.0 - self.beta1)
+        self.second.mul_(self.beta2).addcmul_(grad, grad, value=1.0 - self.beta2)
+        step_size = lr / (1.0 - self.beta1**self.steps)
+        denom = (self.second.sqrt() / (1.0 - self.beta2**self.steps) ** 0.5).add_(self.eps)
+        params.addcdiv_(self.first, denom, value=-step_size)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Group:
+    """Marginals whose grids are equal up to transposition, laid out on the (short, long) grid.
+
+    Attributes:
+        rows: ``[G]`` indices of the marginals in the padded tensors.
+        layout: ``[G, C]``: canonical cell c of marginal g is its stored cell ``layout[g, c]``.
+        centres: ``[C, 2]`` the canonical grid's cell centres.
+        start, signed: ``[G, C]`` clipped start and noisy frequencies, canonical layout.
+    """
+
+    rows: torch.Tensor
+    layout: torch.Tensor
+    centres: torch.Tensor
+    start: torch.Tensor
+    signed: torch.Tensor
+
+    @classmethod
+    def of(cls, shape: tuple[int, int], rows: list[int], grid: PaddedGrid, start: torch.Tensor,
+           signed: torch.Tensor) -> _Group:
+        """The group of ``rows`` (marginals of shape ``shape`` or its transpose)."""
+        device = signed.device
+        index = torch.tensor(rows, device=device)
+        layout = torch.stack([_canonical_layout(grid.shapes[row], device) for row in rows])
+        return cls(rows=index, layout=layout, centres=padded_grid([shape], str(device)).centres[0],
+                   start=start[index].gather(1, layout), signed=signed[index].gather(1, layout))
+
+
+def _groups(shapes: Sequence[tuple[int, int]],
+            n_directions: int) -> list[tuple[tuple[int, int], list[int]]]:
+    """Marginal indices grouped by grid up to transposition, keyed (short side, long side).
+
+    Groups bigger than ``MAX_BLOCK_ELEMENTS`` per step are split into chunks.
+    """
+    buckets: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for row, (ka, kb) in enumerate(shapes):
+        buckets[(min(ka, kb), max(ka, kb))].append(row)
     groups = []
-    for key in sorted(buckets):
-        rows = buckets[key]
-        per_chunk = max(1, MAX_BLOCK_ELEMENTS // (n_directions * 2**key))
-        groups.extend(rows[i : i + per_chunk] for i in range(0, len(rows), per_chunk))
+    for shape, rows in buckets.items():
+        per_chunk = max(1, MAX_BLOCK_ELEMENTS // (n_directions * shape[0] * shape[1]))
+        groups.extend((shape, rows[i : i + per_chunk]) for i in range(0, len(rows), per_chunk))
     return groups
 
 
-def _project_group(
-    start: torch.Tensor,
-    signed: torch.Tensor,
-    centres: torch.Tensor,
-    valid: torch.Tensor,
-    *,
-    iterations: int,
-    n_directions: int,
-    lr: float,
-    lr_step: int,
-    lr_gamma: float,
-    generator: torch.Generator,
-) -> torch.Tensor:
-    """Adam on softmax logits (start: log(w0 + 1e-9), as the authors' code) for one group."""
-    logits = torch.log(start + 1e-9).requires_grad_(True)
-    optimiser = torch.optim.Adam([logits], lr=lr)
-    schedule = torch.optim.lr_scheduler.StepLR(optimiser, step_size=lr_step, gamma=lr_gamma)
-    for _ in range(iterations):
-        optimiser.zero_grad(set_to_none=True)
-        weights = torch.softmax(logits.masked_fill(~valid, -math.inf), dim=-1)
-        directions = random_directions((len(start), n_directions), 2, generator=generator,
-                                       device=str(start.device))
-        sliced_w1(centres, weights, signed, directions).sum().backward()
-        optimiser.step()
-        schedule.step()
-    with torch.no_grad():
-        return torch.softmax(logits.masked_fill(~valid, -math.inf), dim=-1)
+def _canonical_layout(shape: tuple[int, int], device: torch.device | str) -> torch.Tensor:
+    """Cell indices that put a marginal of ``shape`` on its (short, long) grid, row-major.
+
+    Identity unless k_a > k_b: then canonical cell (i, j) is the stored cell (j, i).
+    """
+    ka, kb = shape
+    cells = torch.arange(ka * kb, device=device)
+    return cells.view(ka, kb).T.reshape(-1) if ka > kb else cells
 
 
 def quantise(probabilities: torch.Tensor, m: int, generator: torch.Generator) -> torch.Tensor:
