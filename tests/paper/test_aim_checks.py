@@ -1,11 +1,6 @@
 """AIM checks pass on the committed results and fail when a recorded number is wrong."""
 
 import json
-import shutil
-
-import pyarrow as pa
-import pyarrow.parquet as pq
-import pytest
 
 from reprolib._paths import repo_root
 from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
@@ -19,32 +14,18 @@ def _statuses(root):
     return dict(zip(card["check"], card["status"]))
 
 
-def _tamper(root, artifact, scale, change):
-    path = root / "aim" / artifact / f"{scale}.parquet"
-    table = pq.read_table(path)
-    frame = change(table.to_pandas())
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
-        table.schema.metadata), path)
-
-
-@pytest.fixture
-def copy_of_results(tmp_path):
-    shutil.copytree(COMMITTED, tmp_path / "results")
-    return tmp_path / "results"
-
-
 def test_committed_results_pass_every_aim_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) == {"pass"}, statuses
 
 
-def test_wrong_dataset_statistics_fail(copy_of_results):
+def test_wrong_dataset_statistics_fail(copy_of_results, tamper):
     def change(frame):
         frame["metrics_json"] = frame["metrics_json"].str.replace('"records": 1304',
                                                                   '"records": 1305')
         return frame
 
-    _tamper(copy_of_results, "aim-tab2", "small", change)
+    tamper(copy_of_results, "aim-tab2", "small", change)
     assert _statuses(copy_of_results)["aim-tab2-statistics"] == "fail"
 
 
@@ -54,7 +35,7 @@ def _with_metrics(metrics_json, **changes):
     return json.dumps(metrics)
 
 
-def test_overspent_budget_and_rising_error_fail(copy_of_results):
+def test_overspent_budget_and_rising_error_fail(copy_of_results, tamper):
     def change(frame):
         aim = frame["mechanism"] == "AIM"
         frame.loc[aim, "metrics_json"] = [
@@ -64,13 +45,13 @@ def test_overspent_budget_and_rising_error_fail(copy_of_results):
                             strict=True)]
         return frame
 
-    _tamper(copy_of_results, "aim-fig1", "small", change)
+    tamper(copy_of_results, "aim-fig1", "small", change)
     statuses = _statuses(copy_of_results)
     assert statuses["aim-fig1-budget-small"] == "fail"
     assert statuses["aim-fig1-aim-falls-small"] == "fail"
 
 
-def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results):
+def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results, tamper):
     def bigger_model(frame):
         frame["metrics_json"] = [_with_metrics(m, model_size_mb=lambda size: size * 1e6)
                                  for m in frame["metrics_json"]]
@@ -87,16 +68,16 @@ def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results):
                                           for m in frame.loc[pgm, "metrics_json"]]
         return frame
 
-    _tamper(copy_of_results, "aim-fig4ab", "small", bigger_model)
-    _tamper(copy_of_results, "aim-fig4c", "small", bounds_below_errors)
-    _tamper(copy_of_results, "aim-fig7", "small", pgm_worse)
+    tamper(copy_of_results, "aim-fig4ab", "small", bigger_model)
+    tamper(copy_of_results, "aim-fig4c", "small", bounds_below_errors)
+    tamper(copy_of_results, "aim-fig7", "small", pgm_worse)
     statuses = _statuses(copy_of_results)
     assert statuses["aim-fig4ab-within-capacity-small"] == "fail"
     assert statuses["aim-fig4c-coverage-small"] == "fail"
     assert statuses["aim-fig7-pgm-wins-small"] == "fail"
 
 
-def test_error_rising_with_capacity_falling_fraction_and_runtime_fail(copy_of_results):
+def test_error_rising_with_capacity_falling_fraction_and_runtime_fail(copy_of_results, tamper):
     def rising_with_capacity(frame):
         sizes = [json.loads(p)["max_model_size_mb"] for p in frame["params_json"]]
         frame["metrics_json"] = [_with_metrics(m, workload_error=lambda e, s=s: e + 100.0 * s)
@@ -111,9 +92,9 @@ def test_error_rising_with_capacity_falling_fraction_and_runtime_fail(copy_of_re
             return frame
         return change
 
-    _tamper(copy_of_results, "aim-fig4ab", "small", rising_with_capacity)
-    _tamper(copy_of_results, "aim-fig5", "small", falling_with_epsilon("matching_fraction"))
-    _tamper(copy_of_results, "aim-fig6", "small", falling_with_epsilon("seconds"))
+    tamper(copy_of_results, "aim-fig4ab", "small", rising_with_capacity)
+    tamper(copy_of_results, "aim-fig5", "small", falling_with_epsilon("matching_fraction"))
+    tamper(copy_of_results, "aim-fig6", "small", falling_with_epsilon("seconds"))
     statuses = _statuses(copy_of_results)
     assert statuses["aim-fig4ab-capacity-small"] == "fail"
     assert statuses["aim-fig5-grows-small"] == "fail"

@@ -1,11 +1,6 @@
 """PrivPGD checks: they hold on the committed results and fail when a recorded number is wrong."""
 
 import json
-import shutil
-
-import pyarrow as pa
-import pyarrow.parquet as pq
-import pytest
 
 from reprolib._paths import repo_root
 from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
@@ -19,25 +14,18 @@ def _statuses(root):
     return dict(zip(card["check"], card["status"]))
 
 
-def _tamper(root, artifact, change):
-    """Apply ``change(metrics, row)`` to the metrics of every recorded small run of ``artifact``."""
-    path = root / "privpgd" / artifact / "small.parquet"
-    table = pq.read_table(path)
-    frame = table.to_pandas()
-    metrics = []
-    for _, row in frame.iterrows():
-        values = json.loads(row["metrics_json"])
-        change(values, row)
-        metrics.append(json.dumps(values))
-    frame["metrics_json"] = metrics
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
-        table.schema.metadata), path)
+def _metrics_changed(change):
+    """A frame rewrite applying ``change(metrics, row)`` to every row's metrics."""
 
+    def rewrite(frame):
+        metrics = []
+        for _, row in frame.iterrows():
+            values = json.loads(row["metrics_json"])
+            change(values, row)
+            metrics.append(json.dumps(values))
+        return frame.assign(metrics_json=metrics)
 
-@pytest.fixture
-def copy_of_results(tmp_path):
-    shutil.copytree(COMMITTED, tmp_path / "results")
-    return tmp_path / "results"
+    return rewrite
 
 
 def test_committed_results_fail_no_privpgd_check():
@@ -50,58 +38,58 @@ def test_committed_results_fail_no_privpgd_check():
     assert statuses["privpgd-band-eps2.5"] == statuses["privpgd-data-sizes"] == "not-applicable"
 
 
-def test_an_overspent_run_fails_the_budget_check(copy_of_results):
+def test_an_overspent_run_fails_the_budget_check(copy_of_results, tamper):
     def change(values, row):
         if row["mechanism"] == "PGM+AIM":
             values["spent_rho"] *= 1.001
 
-    _tamper(copy_of_results, "privpgd-fig4", change)
+    tamper(copy_of_results, "privpgd-fig4", "small", _metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-budget"] == "fail"
 
 
-def test_add_remove_accounting_fails_the_budget_check(copy_of_results):
+def test_add_remove_accounting_fails_the_budget_check(copy_of_results, tamper):
     def change(values, row):
         values["relation"] = "add-remove"
 
-    _tamper(copy_of_results, "privpgd-fig3", change)
+    tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-budget"] == "fail"
 
 
-def test_real_data_of_the_wrong_size_fails_and_bands_apply(copy_of_results):
+def test_real_data_of_the_wrong_size_fails_and_bands_apply(copy_of_results, tamper):
     def change(values, row):
         values["substituted"] = False
 
-    _tamper(copy_of_results, "privpgd-fig1", change)
+    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
     statuses = _statuses(copy_of_results)
     assert statuses["privpgd-data-sizes"] == "fail"  # stand-ins do not have the paper's (n, d)
     assert statuses["privpgd-band-eps2.5"] in {"pass", "fail"}
 
 
-def test_claims_fail_when_privpgd_loses(copy_of_results):
+def test_claims_fail_when_privpgd_loses(copy_of_results, tamper):
     def change(values, row):
         if row["mechanism"] == "PrivPGD":
             for metric in ("sw1", "covariance_error", "counting_error", "thresholding_error"):
                 values[metric] *= 100.0
 
-    _tamper(copy_of_results, "privpgd-fig1", change)
+    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
     statuses = _statuses(copy_of_results)
     assert statuses["privpgd-lowest-sw1"] == "fail"
     assert statuses["privpgd-sw1-not-tv"] == "fail"
     assert statuses["privpgd-beats-mst"] == "fail"
 
 
-def test_a_flat_protected_error_fails_the_constraint_claim(copy_of_results):
+def test_a_flat_protected_error_fails_the_constraint_claim(copy_of_results, tamper):
     def change(values, row):
         values["protected_abs_error"] = 0.1
 
-    _tamper(copy_of_results, "privpgd-fig3", change)
+    tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-protected-query"] == "fail"
 
 
-def test_a_documented_deviation_that_stops_failing_turns_into_a_failure(copy_of_results):
+def test_a_documented_deviation_that_stops_failing_turns_into_a_failure(copy_of_results, tamper):
     def change(values, row):  # every lambda as good as lambda = 0: the claim would now hold
         for metric in ("downstream_error", "counting_abs_error", "thresholding_abs_error"):
             values[metric] = 0.1
 
-    _tamper(copy_of_results, "privpgd-fig3", change)
+    tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-constraint-keeps-utility"] == "fail"
