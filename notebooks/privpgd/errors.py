@@ -51,7 +51,7 @@ print(f"{artifact}: ε = {epsilon}, δ = 1e-5. {describe_scale(results, scale)}"
 # %%
 sources.style.hide(axis="index")
 
-# %%
+# %% tags=["full-width"]
 figure = log_ratio_figure(results, METRICS, cut=3.0, paper=reported_log2_ratios(epsilon),
                           substituted=tuple(sources.loc[sources["substituted"], "dataset"]))
 glue(f"{artifact}-figure", figure)

@@ -20,7 +20,7 @@ from reprolib.paper._checks import (
     regression_check,
 )
 
-DATA = "stand-ins for the paper's nine datasets, named on each page (offline: no ACS or OpenML)"
+DATA = "named stand-ins (offline; listed on each page)"
 SCALE = "small"
 COMPARISONS = ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5")
 ALL_RUNS = (*COMPARISONS, "privpgd-fig3")
