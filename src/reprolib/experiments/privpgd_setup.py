@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from reprolib.data import PRIVPGD_DATASETS, Dataset, load_privpgd_dataset
 from reprolib.experiments._scales import Scale
+
+if TYPE_CHECKING:
+    from reprolib.metrics import CountingQueries, ThresholdingQueries
 
 DELTA = 1e-5
 FIGURE_EPSILONS = {"privpgd-fig1": 2.5, "privpgd-fig4": 1.0, "privpgd-fig5": 0.2}
@@ -114,8 +119,8 @@ class EvaluationData:
     task: str
     substituted: bool
     source_label: str
-    counting: object
-    thresholding: object
+    counting: CountingQueries
+    thresholding: ThresholdingQueries
     downstream_error_real: float
 
 
@@ -181,8 +186,6 @@ def run_and_evaluate(mechanism, data: EvaluationData, epsilon: float,
 
     PGM+AIM gets the paper's workload for it, all 2-way marginals.
     """
-    import time
-
     from reprolib.metrics import privpgd_metrics
     from reprolib.privacy import PrivacyBudget
     from reprolib.queries import all_kway
