@@ -55,7 +55,11 @@ def _parent(clique: Clique, cliques: Sequence[Clique], domain: mbi.Domain) -> Cl
 
 
 def _logsumexp(table: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """log sum exp over ``axes``, kept as unit axes (finite tables: no structural zeros here)."""
+    """log sum exp over ``axes``, kept as unit axes (finite tables: no structural zeros here).
+
+    Not scipy's ``logsumexp``: on these small tables, called once per message per step, its
+    checks cost about ten times the arithmetic (58 us against 6 us per call on a 2x2x2 table).
+    """
     peak = table.max(axis=axes, keepdims=True)
     return np.log(np.exp(table - peak).sum(axis=axes, keepdims=True)) + peak
 
