@@ -1,6 +1,7 @@
 """PrivPGD checks: they hold on the committed results and fail when a recorded number is wrong."""
 
 import json
+import shutil
 
 from reprolib._paths import repo_root
 from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
@@ -93,3 +94,44 @@ def test_a_documented_deviation_that_stops_failing_turns_into_a_failure(copy_of_
 
     tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-constraint-keeps-utility"] == "fail"
+
+
+def test_worse_downstream_fails_the_downstream_claim(copy_of_results, tamper):
+    def change(values, row):
+        if row["mechanism"] == "PrivPGD":
+            values["downstream_error"] = 1.0
+
+    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    assert _statuses(copy_of_results)["privpgd-downstream"] == "fail"
+
+
+def test_a_growing_edge_at_small_epsilon_fails_the_shrinking_claim(copy_of_results, tamper):
+    def change(values, row):
+        if row["mechanism"] != "PrivPGD":
+            for metric in ("downstream_error", "covariance_error", "counting_error",
+                           "thresholding_error", "sw1", "l1"):
+                values[metric] *= 100.0
+
+    tamper(copy_of_results, "privpgd-fig5", "small", _metrics_changed(change))
+    assert _statuses(copy_of_results)["privpgd-edge-shrinks"] == "fail"
+
+
+def test_bands_compare_with_the_tables_where_the_paper_data_ran(copy_of_results, tamper):
+    def real_and_as_printed(values, row):  # as if the paper's data ran and matched Table 1
+        values["substituted"] = False
+        if row["mechanism"] == "PrivPGD":
+            values["sw1"], values["l1"] = 0.00043, 0.028  # Table 1, income, PrivPGD
+
+    def real_and_far_off(values, row):
+        real_and_as_printed(values, row)
+        if row["mechanism"] == "PrivPGD":
+            values["sw1"] *= 4.0
+
+    only_income = copy_of_results.parent / "only-income"
+    for change, expected in ((real_and_as_printed, "pass"), (real_and_far_off, "fail")):
+        shutil.rmtree(only_income, ignore_errors=True)
+        shutil.copytree(copy_of_results, only_income)
+        tamper(only_income, "privpgd-fig1", "small",
+               lambda frame, change=change: _metrics_changed(change)(
+                   frame[frame["dataset"] == "income"]))
+        assert _statuses(only_income)["privpgd-band-eps2.5"] == expected
