@@ -22,7 +22,9 @@ $(VENV)/.installed: pyproject.toml requirements-lock.txt
 	touch $@
 
 test: setup
-	$(BIN)/ruff check src tests notebooks
+	$(BIN)/ruff check src tests notebooks benchmarks
+	$(BIN)/lint-imports
+	$(BIN)/reprolib toc --check
 	$(BIN)/pytest
 
 # Execute every notebook at $(SCALE) into book/generated, then build the book strictly.
@@ -34,7 +36,8 @@ book: notebooks
 	@echo "The book is in _build/html/index.html"
 
 lint: setup
-	$(BIN)/ruff check src tests notebooks
+	$(BIN)/ruff check src tests notebooks benchmarks
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf _build book/generated

@@ -31,9 +31,9 @@ import jax
 import numpy as np
 
 from reprolib.experiments import collect_provenance
-from reprolib.experiments.aim_setup import DELTA, build_workload, load_aim_dataset, run_mechanism
-from reprolib.mechanisms.aim import AIM, AIMConfig
+from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
 from reprolib.metrics import workload_error
+from reprolib.papers.aim.setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 
 
 def parse_args() -> argparse.Namespace:

@@ -30,7 +30,7 @@ import torch
 
 from reprolib._device import describe_device
 from reprolib.data import load_dataset
-from reprolib.mechanisms.privpgd import PrivPGD, PrivPGDConfig
+from reprolib.mechanisms.particles.privpgd import PrivPGD, PrivPGDConfig
 from reprolib.metrics import average_sw1, average_tv
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 

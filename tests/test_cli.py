@@ -7,13 +7,13 @@ import nbformat
 import pytest
 
 from reprolib import cli
-from reprolib.experiments import ARTIFACTS, Artifact
+from reprolib.experiments import Artifact, artifacts_of
 
 
 def test_list_shows_every_artifact(capsys):
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
-    for artifact in ARTIFACTS:
+    for artifact in artifacts_of():
         assert artifact.id in out
     assert "(not yet written)" in out
 

@@ -31,8 +31,8 @@ device = "auto"
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.experiments.aim_studies import STUDIES
-from reprolib.figures.aim import capacity_sweep
+from reprolib.papers.aim.figures import capacity_sweep
+from reprolib.papers.aim.studies import STUDIES
 
 results = run_experiment("aim-fig4ab", scale=scale, device=device, progress=False)
 study = STUDIES[scale]

@@ -16,7 +16,7 @@
 # Appendix F of the paper isolates the generate step: MWEM+PGM and MWEM+relaxed projection
 # (MWEM+RP) are the same mechanism except that the second replaces Private-PGM by the relaxed
 # projection of RAP (one-hot synthetic rows relaxed to the simplex and fitted by gradient descent;
-# see `reprolib.mechanisms.relaxed_projection`). Both run on the all-3way workload for several round
+# see `reprolib.mechanisms.relaxed.projection`). Both run on the all-3way workload for several round
 # counts T; the figure shows, per dataset and ε, the smallest trial-mean error over T (T is tuned
 # non-privately, as in the paper). The paper's grid of T is not printed in our copy; ours is below.
 
@@ -28,7 +28,7 @@ device = "auto"
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.figures.aim import best_over_rounds, mwem_comparison
+from reprolib.papers.aim.figures import best_over_rounds, mwem_comparison
 
 results = run_experiment("aim-fig7", scale=scale, device=device, progress=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "

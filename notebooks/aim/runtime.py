@@ -30,7 +30,7 @@ from myst_nb import glue
 
 from reprolib._paths import results_dir
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.figures.aim import runtime_vs_epsilon
+from reprolib.papers.aim.figures import runtime_vs_epsilon
 
 results = run_experiment("aim-fig6", scale=scale, device=device, progress=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} AIM runs of Figure 1, "

@@ -16,7 +16,7 @@
 # Appendix D of the AIM paper imposes known impossible value combinations on the model and
 # compares AIM with and without them on fire with the all-3way workload. The paper used 9 attribute
 # pairs and 2,696 zero cells without listing them; we use the 9 pairs of
-# `reprolib.experiments.aim.FIRE_ZERO_PAIRS` (a coarser grouping of a finer attribute: geography and
+# `reprolib.papers.aim.experiments.FIRE_ZERO_PAIRS` (a coarser grouping of a finer attribute: geography and
 # call-type group) and take their empty cells as the known zeros. Ratio = AIM / AIM+SZ: above 1
 # means the zeros helped.
 
@@ -28,9 +28,9 @@ device = "auto"
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
-from reprolib.experiments.aim_setup import PROFILES
-from reprolib.figures.aim import summarise
-from reprolib.paper.aim import PAPER_TABLE3
+from reprolib.papers.aim.checks import PAPER_TABLE3
+from reprolib.papers.aim.figures import summarise
+from reprolib.papers.aim.setup import PROFILES
 
 results = run_experiment("aim-tab3", scale=scale, device=device, progress=False)
 zeros = int(results.loc[results["mechanism"] == "AIM+SZ", "metric.structural_zeros"].iloc[0])

@@ -27,7 +27,7 @@ device = "auto"
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.figures.aim import matching_fractions
+from reprolib.papers.aim.figures import matching_fractions
 
 results = run_experiment("aim-fig5", scale=scale, device=device, progress=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "

@@ -27,7 +27,7 @@ import pandas as pd
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
-from reprolib.paper.aim import PAPER_TABLE1, PAPER_TABLE2
+from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
 
 taxonomy = run_experiment("aim-tab1", scale=scale, device=device, progress=False)
 columns = ["workload_aware", "data_aware", "budget_aware", "efficiency_aware"]
@@ -58,8 +58,8 @@ table2.style.format({"records": "{:,}", "log10 total domain": "{:.1f}"})
 # d = 9 (salary, titanic), 15 (adult, fire), 16 (msnbc, nltcs). Closed forms, no data.
 
 # %%
-from reprolib.experiments.aim_setup import DELTA, PAPER_EPSILONS
-from reprolib.mechanisms.aim import AIMConfig, initial_parameters
+from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
+from reprolib.papers.aim.setup import DELTA, PAPER_EPSILONS
 from reprolib.privacy import eps_to_rho
 
 rows = []

@@ -31,7 +31,7 @@ import pandas as pd
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.figures.aim import bounds_scatter
+from reprolib.papers.aim.figures import bounds_scatter
 
 results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False)
 columns = ["cliques", "in_workload", "supported", "bound", "error"]

@@ -28,8 +28,8 @@ artifact = "aim-fig1"
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.experiments.aim_setup import NOT_RERUN, PROFILES, WORKLOAD_AWARE
-from reprolib.figures.aim import best_share, error_vs_epsilon, summarise
+from reprolib.papers.aim.figures import best_share, error_vs_epsilon, summarise
+from reprolib.papers.aim.setup import NOT_RERUN, PROFILES, WORKLOAD_AWARE
 
 results = run_experiment(artifact, scale=scale, device=device, progress=False)
 profile = PROFILES[scale]

@@ -31,8 +31,7 @@ paper = None  # one paper's checks, or None for all
 # %% tags=["hide-input"]
 from myst_nb import glue
 
-from reprolib.experiments import artifact_status
-from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+from reprolib.experiments import artifact_status, checks_of, evaluate_checks, scorecard_frame
 
 card = scorecard_frame(evaluate_checks(checks_of(paper)))
 counts = card["status"].value_counts()

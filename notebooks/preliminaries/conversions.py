@@ -16,7 +16,7 @@
 # The mechanisms of this book account in ρ-zCDP and report (ε, δ)-DP. How much budget ρ a target
 # (ε, δ) allows depends on the conversion: the simple bound of Bun and Steinke (2016) or the tight
 # one of Canonne, Kamath and Steinke (2020) that the AIM reference code uses. This page computes
-# both on a grid of targets (`reprolib.experiments.preliminaries`) and the Gaussian noise each lets
+# both on a grid of targets (`reprolib.papers.preliminaries.experiments`) and the Gaussian noise each lets
 # a sensitivity-1 query carry. The chapter {ref}`privacy-preliminaries` derives the formulas.
 
 # %% tags=["parameters", "remove-cell"]
@@ -27,8 +27,8 @@ device = "auto"
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.experiments.preliminaries import quoted_table, value_at
-from reprolib.figures.preliminaries import eps_vs_rho, sigma_vs_eps
+from reprolib.papers.preliminaries.experiments import quoted_table, value_at
+from reprolib.papers.preliminaries.figures import eps_vs_rho, sigma_vs_eps
 
 results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False)
 glue("scale", scale, display=False)
@@ -80,7 +80,7 @@ numbers
 #
 # The PrivPGD part ({ref}`privpgd-privacy`) compares the noise of our `"paper"` calibration (the
 # budget's CKS conversion) with the authors' `"code"` calibration (Bun–Steinke), at the paper's
-# budgets with δ = 1e-5, through `reprolib.mechanisms.privpgd.allocate`. σ₁ is the noise of a
+# budgets with δ = 1e-5, through `reprolib.mechanisms.particles.privpgd.allocate`. σ₁ is the noise of a
 # sensitivity-1 query; a cell of PrivPGD's k marginals gets √(2k)·σ₁ under replace-one.
 
 # %%
@@ -88,7 +88,7 @@ import math
 
 import pandas as pd
 
-from reprolib.mechanisms.privpgd import allocate
+from reprolib.mechanisms.particles.privpgd import allocate
 from reprolib.privacy import NeighbourRelation, PrivacyBudget, gaussian_sigma, rho_to_eps
 
 

@@ -30,8 +30,8 @@ device = "auto"
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
-from reprolib.experiments.privpgd_setup import data_sources, describe_scale
-from reprolib.figures.privpgd import constraint_figure
+from reprolib.papers.privpgd.figures import constraint_figure
+from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
 results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False)
 print(describe_scale(results, scale))

@@ -30,9 +30,9 @@ artifact = "privpgd-fig2"
 from myst_nb import glue
 
 from reprolib.experiments import get_artifact, run_experiment
-from reprolib.experiments.privpgd_setup import FIGURE_EPSILONS, data_sources, describe_scale
-from reprolib.figures.privpgd import log2_ratios, log_ratio_figure
-from reprolib.paper.privpgd_reported import reported_log2_ratios
+from reprolib.papers.privpgd.figures import log2_ratios, log_ratio_figure
+from reprolib.papers.privpgd.reported import reported_log2_ratios
+from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
 
 METRICS = ("sw1", "l1")
 source = get_artifact(artifact).results_of
@@ -69,7 +69,7 @@ log2_ratios(results, METRICS).pivot_table(index=["dataset", "mechanism"], column
 # mean is strictly below every other mechanism's in the paper's table at this ε.
 
 # %%
-from reprolib.paper.privpgd_reported import reported_results
+from reprolib.papers.privpgd.reported import reported_results
 
 paper = reported_results().query("epsilon == @epsilon")
 for metric in METRICS:

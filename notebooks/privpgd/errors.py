@@ -30,9 +30,9 @@ artifact = "privpgd-fig1"
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
-from reprolib.experiments.privpgd_setup import FIGURE_EPSILONS, data_sources, describe_scale
-from reprolib.figures.privpgd import log2_ratios, log_ratio_figure
-from reprolib.paper.privpgd_reported import reported_log2_ratios
+from reprolib.papers.privpgd.figures import log2_ratios, log_ratio_figure
+from reprolib.papers.privpgd.reported import reported_log2_ratios
+from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
 
 METRICS = ("downstream_error", "covariance_error", "counting_error", "thresholding_error")
 epsilon = FIGURE_EPSILONS[artifact]

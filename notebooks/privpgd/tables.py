@@ -29,9 +29,9 @@ artifact = "privpgd-tab1"
 from IPython.display import display
 
 from reprolib.experiments import get_artifact, run_experiment
-from reprolib.experiments.privpgd_setup import FIGURE_EPSILONS, data_sources, describe_scale
-from reprolib.figures.privpgd import side_by_side
-from reprolib.paper.privpgd_reported import reported_results
+from reprolib.papers.privpgd.figures import side_by_side
+from reprolib.papers.privpgd.reported import reported_results
+from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
 
 number = int(artifact.removeprefix("privpgd-tab"))
 source = get_artifact(artifact).results_of

@@ -1,8 +1,11 @@
 """reprolib: a reproducible companion to four differential-privacy synthetic-data papers.
 
-Subpackages: :mod:`reprolib.privacy` (accounting and primitives), :mod:`reprolib.data` (datasets),
-:mod:`reprolib.experiments` (artifacts, grids, results store), :mod:`reprolib.paper` (checks and
-scorecard), :mod:`reprolib.figures` (plot style). The command line is :mod:`reprolib.cli`.
+Horizontal layers, each importing only those below it: :mod:`reprolib.experiments` (the engine:
+catalogue, grids, results store, checks), :mod:`reprolib.figures` (plot style),
+:mod:`reprolib.metrics`, :mod:`reprolib.mechanisms` (families behind a registry),
+:mod:`reprolib.transport` (sliced optimal transport), :mod:`reprolib.queries`, :mod:`reprolib.data`
+and :mod:`reprolib.privacy` (accounting and primitives). One package per paper sits on top, in
+:mod:`reprolib.papers`. The command line is :mod:`reprolib.cli`.
 """
 
 __version__ = "0.1.0"

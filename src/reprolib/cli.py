@@ -1,4 +1,4 @@
-"""The command line: ``reprolib list | run | batch | check``.
+"""The command line: ``reprolib list | run | batch | check | toc``.
 
 Run ``reprolib --help`` or ``python -m reprolib --help``.
 """
@@ -12,7 +12,14 @@ from collections.abc import Sequence
 
 from reprolib._device import DEVICES
 from reprolib._hashseed import fix_hash_seed_for_children, hash_seed_is_fixed
-from reprolib.experiments import PAPERS, SCALES, artifact_status, artifacts_of, get_artifact
+from reprolib.experiments import (
+    COMPANION,
+    SCALES,
+    artifact_status,
+    artifacts_of,
+    catalogue,
+    get_artifact,
+)
 
 DEFAULT_SCALE = "small"
 
@@ -54,8 +61,8 @@ def _batch(args: argparse.Namespace) -> int:
     from reprolib._notebooks import NotebookFailed, execute, plan_run
 
     # scorecards read the others' results, so they run last: all of them, or the paper's own
-    runnable = [a for a in artifacts_of(args.paper) if a.runnable and a.paper != "companion"]
-    runnable += [a for a in artifacts_of("companion")
+    runnable = [a for a in artifacts_of(args.paper) if a.runnable and a.paper != COMPANION]
+    runnable += [a for a in artifacts_of(COMPANION)
                  if args.paper is None or a.parameters.get("paper") == args.paper]
     runs = {}
     for artifact in runnable:  # artifacts sharing a notebook variant run it once
@@ -79,8 +86,7 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
-    from reprolib.paper._checks import FAILING
+    from reprolib.experiments import FAILING, checks_of, evaluate_checks, scorecard_frame
 
     checks = checks_of(args.paper)
     if not checks:
@@ -100,13 +106,29 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if len(failed) else 0
 
 
+def _toc(args: argparse.Namespace) -> int:
+    from reprolib._paths import repo_root
+    from reprolib._toc import render_toc
+
+    path = repo_root() / "_toc.yml"
+    text = render_toc(catalogue())
+    if args.check:
+        if path.is_file() and path.read_text() == text:
+            return 0
+        print(f"error: {path} is stale; run `reprolib toc` to regenerate it", file=sys.stderr)
+        return 1
+    path.write_text(text)
+    print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``reprolib`` command."""
     parser = argparse.ArgumentParser(
         prog="reprolib", description="Re-run and check the figures and tables of AIM, PrivPGD, "
         "RAP++ and the slicing mechanism.")
     commands = parser.add_subparsers(dest="command", required=True)
-    papers = sorted(PAPERS)
+    papers = list(catalogue().papers)
 
     listing = commands.add_parser("list", help="every artifact, its notebook and its results")
     listing.add_argument("--paper", choices=papers)
@@ -129,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="evaluate the reproduction checks; exit 1 if one fails")
     check.add_argument("--paper", choices=papers)
     check.set_defaults(handler=_check)
+
+    toc = commands.add_parser("toc", help="write _toc.yml from the papers' specs")
+    toc.add_argument("--check", action="store_true", help="only check that _toc.yml is current")
+    toc.set_defaults(handler=_toc)
     return parser
 
 

@@ -9,18 +9,14 @@ import pandas as pd
 import pytest
 from sklearn.utils import Bunch
 
-from reprolib.data import (
-    ACS_TASKS,
+from reprolib.data import ACS_TASKS, DataError, Dataset, Domain, RawTable
+from reprolib.papers.privpgd.data import (
     PRIVPGD_DATASETS,
-    DataError,
-    Dataset,
-    Domain,
-    RawTable,
+    _split,
     load_privpgd_dataset,
     privpgd_data_claims,
     privpgd_discretisation,
 )
-from reprolib.data.privpgd import _split
 
 # PrivPGD, Appendix A: n (records of the private 80 % split) and d (attributes with the target).
 PAPER_APPENDIX_A = {

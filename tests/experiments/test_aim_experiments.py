@@ -3,8 +3,8 @@
 import pytest
 
 from reprolib.experiments import get_experiment
-from reprolib.experiments.aim import FIRE_ZERO_PAIRS, structural_zeros
-from reprolib.experiments.aim_setup import (
+from reprolib.papers.aim.experiments import FIRE_ZERO_PAIRS, structural_zeros
+from reprolib.papers.aim.setup import (
     PAPER_EPSILONS,
     PROFILES,
     build_mechanism,
@@ -55,7 +55,7 @@ def test_every_figure_mechanism_builds_with_its_declared_relation():
 
 
 def test_study_grids_follow_their_settings():
-    from reprolib.experiments.aim_studies import STUDIES
+    from reprolib.papers.aim.studies import STUDIES
 
     paper = STUDIES["paper"]
     assert paper.dataset == "fire" and paper.capacities_mb[0] == 1.25

@@ -3,7 +3,7 @@
 import pytest
 
 from reprolib.experiments import open_store, run_experiment
-from reprolib.experiments.preliminaries import QUOTED_EPSILONS, quoted_table, target_epsilons
+from reprolib.papers.preliminaries.experiments import QUOTED_EPSILONS, quoted_table, target_epsilons
 from reprolib.privacy import eps_to_rho, gaussian_sigma
 
 

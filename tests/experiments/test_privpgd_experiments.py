@@ -5,8 +5,8 @@ import math
 import pytest
 
 from reprolib.experiments import get_experiment, store_path
-from reprolib.experiments.privpgd import CONSTRAINT, ERRORS_25, protected_query
-from reprolib.experiments.privpgd_setup import DELTA, PROFILES, RERUN, build_mechanism, cell_params
+from reprolib.papers.privpgd.experiments import CONSTRAINT, ERRORS_25, protected_query
+from reprolib.papers.privpgd.setup import DELTA, PROFILES, RERUN, build_mechanism, cell_params
 from reprolib.privacy import NeighbourRelation
 
 

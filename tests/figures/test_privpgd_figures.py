@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.figures.privpgd import (
+from reprolib.papers.privpgd.figures import (
     constraint_figure,
     log2_ratios,
     log_ratio_figure,
     side_by_side,
 )
-from reprolib.paper.privpgd_reported import reported_log2_ratios, reported_results
+from reprolib.papers.privpgd.reported import reported_log2_ratios, reported_results
 
 
 def _runs(errors: dict[tuple[str, str], list[float]], metric: str = "covariance_error",

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from reprolib.mechanisms.aim import AIM, AIMConfig, StructuralZeros, candidate_weights
+from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, StructuralZeros, candidate_weights
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload, all_kway
 
@@ -146,8 +146,12 @@ def test_config_rejects_bad_values(field, value):
 
 
 def test_error_bounds_follow_section_5_and_cover_the_true_errors(run):
-    from reprolib.mechanisms._pgm import downward_closure
-    from reprolib.metrics import aim_error_bounds, supported_bound, weighted_average_estimate
+    from reprolib.mechanisms.pgm import downward_closure
+    from reprolib.papers.aim.uncertainty import (
+        aim_error_bounds,
+        supported_bound,
+        weighted_average_estimate,
+    )
 
     data, _, workload, result, _, _ = run
     cliques = downward_closure(workload.cliques)

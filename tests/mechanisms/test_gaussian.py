@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from reprolib.mechanisms.gaussian import (
+from reprolib.mechanisms.marginal.gaussian import (
     GaussianWorkload,
     expected_workload_error,
     privsyn_allocation,

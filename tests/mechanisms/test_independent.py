@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from reprolib.mechanisms.independent import Independent, IndependentConfig
+from reprolib.mechanisms.marginal.independent import Independent, IndependentConfig
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 
 FAST = IndependentConfig(pgm_iters=50)

@@ -7,7 +7,7 @@ import pytest
 from mbi import junction_tree
 
 from reprolib.data import Domain
-from reprolib.mechanisms._jtsize import junction_tree_size_mb
+from reprolib.mechanisms.pgm import junction_tree_size_mb
 
 
 def _mbi_size(domain, cliques):

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from mbi import estimation, marginal_loss
 
-from reprolib.mechanisms._mirror_descent import (
+from reprolib.mechanisms.pgm._junction_tree import NumpyModel
+from reprolib.mechanisms.pgm._mirror_descent import (
     _jax_descent,
     _numpy_descent,
     mirror_descent,
     prefers_numpy,
 )
-from reprolib.mechanisms._pgm_numpy import NumpyModel
 
 DOMAIN = mbi.Domain(("a", "b", "c", "d", "e"), (3, 4, 2, 5, 3))
 SINGLETONS = [("a",), ("b",), ("c",), ("d",), ("e",)]

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from reprolib.data import Dataset, Domain
-from reprolib.mechanisms._pgm import NoisyMarginal
-from reprolib.mechanisms.mst import MST, DomainCompression, MSTConfig
+from reprolib.mechanisms.marginal.mst import MST, DomainCompression, MSTConfig
+from reprolib.mechanisms.pgm import NoisyMarginal
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 
 FAST = MSTConfig(pgm_iters=100, selection_pgm_iters=50)

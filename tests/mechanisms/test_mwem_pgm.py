@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from reprolib.mechanisms._jtsize import junction_tree_size_mb
-from reprolib.mechanisms.mwem_pgm import MWEMPGM, MWEMPGMConfig
+from reprolib.mechanisms.marginal.mwem_pgm import MWEMPGM, MWEMPGMConfig
+from reprolib.mechanisms.pgm import junction_tree_size_mb
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload, all_kway
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.mechanisms._pgm import NoisyMarginal
-from reprolib.mechanisms.mwem_rp import MWEMRelaxedProjection, MWEMRPConfig, estimated_total
-from reprolib.mechanisms.relaxed_projection import RelaxedProjectionConfig
+from reprolib.mechanisms.pgm import NoisyMarginal
+from reprolib.mechanisms.relaxed.mwem_rp import MWEMRelaxedProjection, MWEMRPConfig, estimated_total
+from reprolib.mechanisms.relaxed.projection import RelaxedProjectionConfig
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload
 

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from reprolib.mechanisms._jtsize import junction_tree_size_mb
-from reprolib.mechanisms._pgm import (
+from reprolib.mechanisms.pgm import (
     NoisyMarginal,
     downward_closure,
     fit_model,
+    junction_tree_size_mb,
     measure_marginal,
     model_marginals,
     synthetic_dataset,

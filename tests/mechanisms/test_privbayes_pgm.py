@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from reprolib.data import Dataset, Domain
-from reprolib.mechanisms.privbayes_pgm import (
+from reprolib.mechanisms.marginal.privbayes_pgm import (
     SCORE_SENSITIVITY,
     PrivBayesPGM,
     PrivBayesPGMConfig,

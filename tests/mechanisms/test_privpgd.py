@@ -10,22 +10,30 @@ import scipy.optimize
 import scipy.stats
 import torch
 
-from reprolib.data import Dataset, Domain
-from reprolib.mechanisms._privpgd_descent import (
+from reprolib.data import Dataset, Domain, embed_codes
+from reprolib.data import embed as embedded_records
+from reprolib.mechanisms.particles._descent import (
     LazyAdam,
     ThresholdPenalty,
     add_sw2_gradient,
     particle_descent,
 )
-from reprolib.mechanisms._privpgd_projection import (
+from reprolib.mechanisms.particles._projection import (
     Adam,
     clipped_start,
-    embed_codes,
     padded_grid,
     project_to_probabilities,
     quantise,
 )
-from reprolib.mechanisms._sliced import (
+from reprolib.mechanisms.particles.privpgd import (
+    PrivPGD,
+    PrivPGDConfig,
+    ThresholdConstraint,
+    all_pairs,
+    nearest_codes,
+)
+from reprolib.privacy import NeighbourRelation, PrivacyBudget, eps_to_rho
+from reprolib.transport._torch import (
     SharedSortW1Gradient,
     argsort_rows,
     random_directions,
@@ -34,15 +42,6 @@ from reprolib.mechanisms._sliced import (
     sw2_gradient,
     w1_cdf,
 )
-from reprolib.mechanisms.privpgd import (
-    PrivPGD,
-    PrivPGDConfig,
-    ThresholdConstraint,
-    all_pairs,
-    embedded_records,
-    nearest_codes,
-)
-from reprolib.privacy import NeighbourRelation, PrivacyBudget, eps_to_rho
 
 REPLACE = NeighbourRelation.REPLACE_ONE
 # A run that only measures: no projection refinement, no descent, a handful of particles.

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from reprolib.data import Dataset
-from reprolib.mechanisms.relaxed_projection import (
+from reprolib.mechanisms.relaxed.projection import (
     PARAMETRISATIONS,
     RelaxedData,
     RelaxedProjectionConfig,

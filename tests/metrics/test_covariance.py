@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.data import Dataset, Domain
-from reprolib.metrics import covariance_error, embed
+from reprolib.data import Dataset, Domain, embed
+from reprolib.metrics import covariance_error
 
 SIZES = {"a": 2, "b": 2}
 

@@ -8,12 +8,11 @@ import pandas as pd
 import pytest
 from scipy.stats import wasserstein_distance
 
-from reprolib.data import Dataset, Domain
+from reprolib.data import Dataset, Domain, embed
 from reprolib.metrics import (
     average_l1,
     average_sw1,
     average_tv,
-    embed,
     pair_grid,
     sliced_w1,
     unit_directions,

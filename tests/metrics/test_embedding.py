@@ -4,9 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.data import Dataset, Domain
-from reprolib.metrics import embed
-from reprolib.metrics._embedding import bin_centres, require_domain
+from reprolib.data import Dataset, Domain, embed
+from reprolib.data._embedding import bin_centres, require_domain
 
 
 def test_embedding_is_eq_4_on_one_based_values():

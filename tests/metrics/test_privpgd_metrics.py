@@ -13,9 +13,9 @@ from reprolib.metrics import (
     average_sw1,
     covariance_error,
     downstream_error,
-    privpgd_metrics,
     relative_query_error,
 )
+from reprolib.papers.privpgd.metrics import privpgd_metrics
 
 SIZES = {"a": 4, "b": 3, "c": 5, "y": 2}
 KEYS = {

@@ -6,12 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.data import Dataset, Domain
+from reprolib.data import Dataset, Domain, embed
 from reprolib.metrics import (
     CountingQueries,
     ThresholdingQueries,
     absolute_query_error,
-    embed,
     relative_query_error,
 )
 

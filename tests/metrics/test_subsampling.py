@@ -5,12 +5,12 @@ import pytest
 from scipy.stats import binom
 
 from reprolib.data import DataError, Dataset, load_dataset
-from reprolib.metrics._subsampling import (
+from reprolib.metrics._workload_error import workload_error, workload_error_tv
+from reprolib.papers.aim.subsampling import (
     expected_l1_deviation,
     expected_subsample_error,
     matching_fraction,
 )
-from reprolib.metrics._workload_error import workload_error, workload_error_tv
 from reprolib.queries import all_kway
 
 

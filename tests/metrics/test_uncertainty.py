@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from reprolib.mechanisms._pgm import NoisyMarginal
-from reprolib.metrics._uncertainty import (
+from reprolib.mechanisms.pgm import NoisyMarginal
+from reprolib.papers.aim.uncertainty import (
     SUPPORTED_LAMBDA_95,
     UNSUPPORTED_LAMBDA1_95,
     UNSUPPORTED_LAMBDA2_95,

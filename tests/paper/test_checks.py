@@ -7,8 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from reprolib._paths import repo_root
-from reprolib.experiments import run_experiment
-from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+from reprolib.experiments import checks_of, evaluate_checks, run_experiment, scorecard_frame
 
 COMMITTED = repo_root() / "results"
 

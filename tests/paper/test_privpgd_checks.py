@@ -4,7 +4,7 @@ import json
 import shutil
 
 from reprolib._paths import repo_root
-from reprolib.paper import checks_of, evaluate_checks, scorecard_frame
+from reprolib.experiments import checks_of, evaluate_checks, scorecard_frame
 
 COMMITTED = repo_root() / "results"
 

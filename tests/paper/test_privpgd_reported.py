@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from reprolib._paths import repo_root
-from reprolib.paper.privpgd_reported import (
+from reprolib.papers.privpgd.reported import (
     FIGURE_METRICS,
     MECHANISMS,
     PAPER_LABELS,

@@ -1,6 +1,18 @@
-"""Experiments: artifacts, scale profiles, grids of runs and the results store."""
+"""The experiment engine: artifacts, the catalogue of papers, grids of runs, the results store,
+scale profiles, provenance and the reproduction checks. Nothing here belongs to one paper."""
 
-from reprolib.experiments._artifacts import ARTIFACTS, PAPERS, Artifact, artifacts_of, get_artifact
+from reprolib.experiments._artifacts import Artifact, pending
+from reprolib.experiments._catalogue import COMPANION, Catalogue, Chapter, PaperSpec, catalogue
+from reprolib.experiments._checks import (
+    FAILING,
+    Check,
+    CheckContext,
+    MissingResults,
+    Outcome,
+    evaluate_checks,
+    regression_check,
+    scorecard_frame,
+)
 from reprolib.experiments._experiment import (
     Experiment,
     artifact_status,
@@ -14,25 +26,54 @@ from reprolib.experiments._provenance import collect_provenance
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
+
+def get_artifact(artifact_id: str) -> Artifact:
+    """The artifact with this id; an unknown id raises a KeyError that suggests close ids."""
+    return catalogue().artifact(artifact_id)
+
+
+def artifacts_of(paper: str | None = None) -> list[Artifact]:
+    """All artifacts, or those of one paper (an unknown paper raises a ValueError)."""
+    return catalogue().artifacts_of(paper)
+
+
+def checks_of(paper: str | None = None) -> list[Check]:
+    """All reproduction checks, or those of one paper."""
+    return catalogue().checks_of(paper)
+
+
 __all__ = [
-    "ARTIFACTS",
-    "PAPERS",
+    "COMPANION",
+    "FAILING",
     "SCALES",
     "SCALE_MEANING",
     "Artifact",
+    "Catalogue",
     "Cell",
+    "Chapter",
+    "Check",
+    "CheckContext",
     "Experiment",
+    "MissingResults",
+    "Outcome",
+    "PaperSpec",
     "ResultsStore",
     "Scale",
     "StoreError",
     "artifact_status",
     "artifacts_of",
+    "catalogue",
     "check_scale",
+    "checks_of",
     "collect_provenance",
+    "evaluate_checks",
     "get_artifact",
     "get_experiment",
     "open_store",
+    "pending",
+    "regression_check",
     "run_experiment",
     "run_grid",
+    "scorecard_frame",
     "store_path",
 ]

@@ -8,7 +8,6 @@ scratch store, to recompute the smoke grid. No algorithm lives in a notebook.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -16,31 +15,10 @@ import pandas as pd
 
 from reprolib._device import describe_device, resolve_device
 from reprolib._paths import results_dir
-from reprolib.experiments._artifacts import get_artifact
+from reprolib.experiments._catalogue import catalogue
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._scales import Scale, check_scale
 from reprolib.experiments._store import Cell, ResultsStore
-
-# artifact id -> "module:attribute" of its Experiment (imported on first use, so that listing
-# artifacts does not import torch, JAX or mbi).
-_EXPERIMENTS = {
-    "prelim-conversions": "reprolib.experiments.preliminaries:CONVERSIONS",
-    "aim-tab1": "reprolib.experiments.aim:TAXONOMY",
-    "aim-tab2": "reprolib.experiments.aim:DATASETS",
-    "aim-tab3": "reprolib.experiments.aim:ZEROS",
-    "aim-fig1": "reprolib.experiments.aim:ALL_3WAY",
-    "aim-fig2": "reprolib.experiments.aim:TARGET",
-    "aim-fig3": "reprolib.experiments.aim:SKEWED",
-    "aim-fig4ab": "reprolib.experiments.aim_studies:CAPACITY",
-    "aim-fig4c": "reprolib.experiments.aim_studies:BOUNDS",
-    "aim-fig5": "reprolib.experiments.aim_studies:MATCHING",
-    "aim-fig6": "reprolib.experiments.aim_studies:RUNTIME",
-    "aim-fig7": "reprolib.experiments.aim_studies:MWEM_GENERATORS",
-    "privpgd-fig1": "reprolib.experiments.privpgd:ERRORS_25",
-    "privpgd-fig4": "reprolib.experiments.privpgd:ERRORS_10",
-    "privpgd-fig5": "reprolib.experiments.privpgd:ERRORS_02",
-    "privpgd-fig3": "reprolib.experiments.privpgd:CONSTRAINT",
-}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -62,19 +40,13 @@ class Experiment:
 def get_experiment(artifact_id: str) -> Experiment:
     """The experiment of an artifact (of the one it reads its runs from, see
     ``Artifact.results_of``); artifacts without one raise a KeyError saying so."""
-    artifact_id = get_artifact(artifact_id).results_of or artifact_id
-    try:
-        target = _EXPERIMENTS[artifact_id]
-    except KeyError:
-        raise KeyError(f"artifact {artifact_id!r} has no experiment yet") from None
-    module, attribute = target.split(":")
-    return getattr(importlib.import_module(module), attribute)
+    return catalogue().experiment(artifact_id)
 
 
 def store_path(artifact_id: str, scale: str, root: Path | None = None) -> Path:
     """``<results>/<paper>/<artifact>/<scale>.parquet`` (the store of ``results_of`` if set)."""
-    artifact = get_artifact(artifact_id)
-    artifact = get_artifact(artifact.results_of) if artifact.results_of else artifact
+    artifact = catalogue().artifact(artifact_id)
+    artifact = catalogue().artifact(artifact.results_of) if artifact.results_of else artifact
     return (root or results_dir()) / artifact.paper / artifact.id / f"{check_scale(scale)}.parquet"
 
 
@@ -113,12 +85,11 @@ def run_experiment(
 
 def artifact_status(paper: str | None = None, root: Path | None = None) -> pd.DataFrame:
     """One row per artifact: id, paper, title, notebook, and ``results_<scale>`` flags."""
-    from reprolib.experiments._artifacts import artifacts_of
     from reprolib.experiments._scales import SCALES
 
     return pd.DataFrame([
         {"id": a.id, "paper": a.paper, "title": a.title,
          "notebook": a.notebook or "(not yet written)",
          **{f"results_{scale}": store_path(a.id, scale, root).is_file() for scale in SCALES}}
-        for a in artifacts_of(paper)
+        for a in catalogue().artifacts_of(paper)
     ])

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 
 from reprolib.data import Dataset
-from reprolib.metrics._embedding import embed, require_domain
+from reprolib.data._embedding import embed, require_domain
 
 CovarianceDenominator = Literal["synthetic", "real", "none"]
 _DENOMINATORS = ("synthetic", "real", "none")

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 
 from reprolib.data import Dataset
-from reprolib.metrics._embedding import require_domain, require_records
+from reprolib.data._embedding import require_domain, require_records
 
 Task = Literal["classification", "regression"]
 _TASKS = ("classification", "regression")

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from reprolib.data import Dataset, Domain
-from reprolib.metrics._embedding import bin_centres, require_domain, require_records
+from reprolib.data._embedding import bin_centres, require_domain, require_records
 
 N_QUERIES = 200
 """J, the number of queries of each kind (paper, Section 4.1)."""

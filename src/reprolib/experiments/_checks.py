@@ -1,0 +1,169 @@
+"""Reproduction checks and their evaluation (the scorecard's logic).
+
+Four kinds (DESIGN.md, "Scales, results and the scorecard"):
+
+* ``exact``: facts that must match exactly (dataset statistics, closed-form privacy numbers);
+* ``band``: a reproduced number within a stated tolerance of the paper's number;
+* ``claim``: a qualitative claim of a paper tested on what was run;
+* ``regression``: smoke-scale numbers recomputed now equal the recorded ones.
+
+A check reads recorded results through a :class:`CheckContext`. When the results it needs are not
+recorded, its status is ``missing`` and it counts as failed: a check is never skipped in silence.
+A check whose premise did not hold in what was run (a band check against the paper's table when
+only a stand-in dataset ran) reports ``not-applicable`` with the reason; it is shown on the
+scorecard and counted apart, neither passed nor failed. A claim that our runs contradict, and
+that we document as a finding (``Check.deviation`` says what and why), reports ``deviation``
+while it keeps failing, and ``fail`` if it starts to pass, so the note cannot go stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from reprolib.experiments._catalogue import catalogue
+from reprolib.experiments._experiment import open_store, run_experiment
+
+Kind = Literal["exact", "band", "claim", "regression"]
+Status = Literal["pass", "fail", "missing", "not-applicable", "deviation"]
+FAILING: tuple[Status, ...] = ("fail", "missing")
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """The result of evaluating a check: status, what was observed and what was expected."""
+
+    status: Status
+    observed: str
+    expected: str
+
+
+class MissingResults(LookupError):
+    """The recorded results a check needs do not exist; the message says how to produce them."""
+
+
+class CheckContext:
+    """Gives checks the recorded results (cached), from ``results_root`` or the default store."""
+
+    def __init__(self, results_root: Path | None = None) -> None:
+        self.results_root = results_root
+        self._frames: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def results(self, artifact_id: str, scale: str) -> pd.DataFrame:
+        """Recorded rows of an artifact at a scale; raises MissingResults if there are none."""
+        key = (artifact_id, scale)
+        if key not in self._frames:
+            store = open_store(artifact_id, scale, self.results_root)
+            if len(store) == 0:
+                raise MissingResults(
+                    f"no {scale} results recorded; run `reprolib run {artifact_id} --scale {scale}`"
+                )
+            self._frames[key] = store.frame()
+        return self._frames[key]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Check:
+    """One reproduction check of one artifact.
+
+    Attributes:
+        id: unique id, prefixed by the artifact's paper.
+        artifact: the artifact whose results it reads.
+        kind: exact, band, claim or regression.
+        scale: the scale whose recorded results it reads.
+        data: the data it ran on, in words (name the substitute where the paper's data is missing).
+        description: what is checked, with the source of the expected value.
+        evaluate: the function that computes the outcome.
+        deviation: for a paper's claim that our runs contradict, what we found and why we
+            believe it, shown on the scorecard; None for every check we expect to pass.
+    """
+
+    id: str
+    artifact: str
+    kind: Kind
+    scale: str
+    data: str
+    description: str
+    evaluate: Callable[[CheckContext], Outcome]
+    deviation: str | None = None
+
+    @property
+    def paper(self) -> str:
+        """The paper of the check's artifact."""
+        return catalogue().artifact(self.artifact).paper
+
+    def run(self, context: CheckContext) -> Outcome:
+        """Evaluate, turning missing results into a ``missing`` outcome and a documented
+        deviation's failure into ``deviation`` (its pass into ``fail``: the note is stale)."""
+        try:
+            outcome = self.evaluate(context)
+        except MissingResults as missing:
+            return Outcome("missing", str(missing), "recorded results")
+        if self.deviation is None or outcome.status not in ("pass", "fail"):
+            return outcome
+        if outcome.status == "fail":
+            return dataclasses.replace(outcome, status="deviation")
+        return dataclasses.replace(outcome, status="fail", observed=(
+            f"{outcome.observed}; the documented deviation is no longer observed: revise it"))
+
+
+def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 1e-6,
+                     data: str) -> Check:
+    """Recompute the smoke grid in a scratch store and compare ``metrics`` with the recorded rows."""
+
+    def evaluate(context: CheckContext) -> Outcome:
+        from reprolib._hashseed import HASH_SEED, hash_seed_is_fixed
+
+        recorded = context.results(artifact_id, "smoke")
+        if not hash_seed_is_fixed():
+            return Outcome("fail", "this process's PYTHONHASHSEED is not fixed, so mbi's sampler "
+                           "draws other records", f"run with PYTHONHASHSEED={HASH_SEED} (the CLI "
+                           "and `make` set it)")
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = run_experiment(artifact_id, scale="smoke", device="cpu", progress=False,
+                                   results_root=Path(scratch))
+        merged = recorded.merge(fresh, on="key", how="outer", suffixes=("_rec", "_new"),
+                                indicator=True)
+        unmatched = int((merged["_merge"] != "both").sum())
+        worst = 0.0
+        for metric in metrics:
+            old = merged[f"metric.{metric}_rec"].to_numpy(float)
+            new = merged[f"metric.{metric}_new"].to_numpy(float)
+            both = merged["_merge"] == "both"
+            scale_ = np.maximum(np.abs(old[both]), np.finfo(float).tiny)
+            if both.any():
+                worst = max(worst, float(np.nanmax(np.abs(new[both] - old[both]) / scale_)))
+        ok = unmatched == 0 and worst <= rtol
+        return Outcome("pass" if ok else "fail",
+                       f"{len(fresh)} cells recomputed, {unmatched} unmatched, max rel. diff {worst:.2e}",
+                       f"same cells, rel. diff <= {rtol:g}")
+
+    return Check(id=f"{artifact_id}-regression", artifact=artifact_id, kind="regression",
+                 scale="smoke", data=data,
+                 description=f"smoke grid recomputed now equals the recorded rows ({', '.join(metrics)})",
+                 evaluate=evaluate)
+
+
+def evaluate_checks(checks: Sequence[Check], results_root: Path | None = None,
+                    ) -> list[tuple[Check, Outcome]]:
+    """Evaluate every check against the recorded results."""
+    context = CheckContext(results_root)
+    return [(check, check.run(context)) for check in checks]
+
+
+def scorecard_frame(evaluated: Sequence[tuple[Check, Outcome]]) -> pd.DataFrame:
+    """One row per check: paper, id, kind, scale, data, status, observed, expected, description
+    and note (a documented deviation's explanation, else empty)."""
+    return pd.DataFrame(
+        [{"paper": c.paper, "check": c.id, "kind": c.kind, "scale": c.scale, "data": c.data,
+          "status": o.status, "observed": o.observed, "expected": o.expected,
+          "description": c.description, "note": c.deviation or ""} for c, o in evaluated],
+        columns=["paper", "check", "kind", "scale", "data", "status", "observed", "expected",
+                 "description", "note"],
+    )

@@ -1,0 +1,168 @@
+"""The registry of mechanisms: name -> family, class and typed config, imported lazily.
+
+Registering a mechanism here is what makes it reachable by name (``get``, ``build``), listed by
+``available()``, and covered by the contract suite (tests/mechanisms/test_contract.py). Nothing is
+imported until asked for, so ``import reprolib.mechanisms`` loads neither torch nor JAX.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Registration:
+    """Where a mechanism lives.
+
+    Attributes:
+        name: the mechanism's name (its ``name`` attribute, as in the papers' figures).
+        module: the module that defines it.
+        cls: its class name in that module.
+        config: its frozen config class name in that module (None: it takes no config).
+    """
+
+    name: str
+    module: str
+    cls: str
+    config: str | None
+
+    @property
+    def family(self) -> str:
+        """The family subpackage (``pgm``, ``marginal``, ``relaxed``, ``particles``, ...)."""
+        return self.module.split(".")[2]
+
+
+_M = "reprolib.mechanisms"
+REGISTRATIONS: tuple[Registration, ...] = (
+    Registration(name="AIM", module=f"{_M}.marginal.aim", cls="AIM", config="AIMConfig"),
+    Registration(name="MST", module=f"{_M}.marginal.mst", cls="MST", config="MSTConfig"),
+    Registration(name="MWEM+PGM", module=f"{_M}.marginal.mwem_pgm", cls="MWEMPGM",
+                 config="MWEMPGMConfig"),
+    Registration(name="Independent", module=f"{_M}.marginal.independent", cls="Independent",
+                 config="IndependentConfig"),
+    Registration(name="Gaussian", module=f"{_M}.marginal.gaussian", cls="GaussianWorkload",
+                 config=None),
+    Registration(name="PrivBayes+PGM", module=f"{_M}.marginal.privbayes_pgm", cls="PrivBayesPGM",
+                 config="PrivBayesPGMConfig"),
+    Registration(name="MWEM+RP", module=f"{_M}.relaxed.mwem_rp", cls="MWEMRelaxedProjection",
+                 config="MWEMRPConfig"),
+    Registration(name="PrivPGD", module=f"{_M}.particles.privpgd", cls="PrivPGD",
+                 config="PrivPGDConfig"),
+)
+_BY_NAME = {r.name: r for r in REGISTRATIONS}
+
+
+def available() -> tuple[str, ...]:
+    """The names of every registered mechanism."""
+    return tuple(_BY_NAME)
+
+
+def registration(name: str) -> Registration:
+    """The registration of ``name``; an unknown name raises a KeyError listing the known ones."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown mechanism {name!r}; registered: {', '.join(_BY_NAME)}") from None
+
+
+def get(name: str) -> type:
+    """The class of the mechanism called ``name`` (imports its module)."""
+    entry = registration(name)
+    return getattr(importlib.import_module(entry.module), entry.cls)
+
+
+def config_class(name: str) -> type | None:
+    """The frozen config dataclass of ``name``, or None if it takes no config."""
+    entry = registration(name)
+    return None if entry.config is None else getattr(importlib.import_module(entry.module),
+                                                     entry.config)
+
+
+def build(name: str, overrides: Mapping[str, Any] | None = None, **fixed: Any) -> Any:
+    """An instance of ``name`` whose config is the paper's defaults with ``overrides`` applied.
+
+    ``overrides`` come from users (a notebook's ``-p``, a cell's parameters) and are validated by
+    :func:`make_config`; ``fixed`` are set by code (e.g. a constraint object) and only checked for
+    unknown names.
+    """
+    cls, config = get(name), config_class(name)
+    values = {**(overrides or {})}
+    if config is None:
+        if values or fixed:
+            raise TypeError(f"{name} takes no configuration, got {sorted({**values, **fixed})}")
+        return cls()
+    return cls(make_config(config, values, fixed=fixed, owner=name))
+
+
+def make_config(config: type, overrides: Mapping[str, Any], *,
+                fixed: Mapping[str, Any] | None = None, owner: str | None = None) -> Any:
+    """``config(**overrides, **fixed)`` after checking every name is a field and every override
+    has the field's type; errors list the valid fields or say which type was expected."""
+    fixed = fixed or {}
+    fields = {f.name: f for f in dataclasses.fields(config)}
+    who = owner or config.__name__
+    unknown = sorted(set(overrides) - set(fields)) + sorted(set(fixed) - set(fields))
+    if unknown:
+        raise TypeError(f"{who} has no setting(s) {unknown}; its settings are {sorted(fields)}")
+    hints = typing.get_type_hints(config)
+    values = {name: coerce(hints[name], value, f"{who}.{name}") for name, value in overrides.items()}
+    return config(**values, **fixed)
+
+
+def coerce(hint: Any, value: Any, where: str) -> Any:
+    """``value`` as type ``hint`` where that loses nothing (int -> float, list -> tuple, a str
+    naming an enum member); otherwise a TypeError naming ``where`` and the expected type."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        for option in args:
+            try:
+                return coerce(option, value, where)
+            except TypeError:
+                continue
+        raise TypeError(f"{where} must be {_words(hint)}, got {value!r}")
+    if hint is type(None):
+        if value is None:
+            return None
+        raise TypeError(f"{where} must be None, got {value!r}")
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise TypeError(f"{where} must be one of {list(args)}, got {value!r}")
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"{where} must be a tuple, got {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(coerce(args[0], v, where) for v in value)
+        if args and len(args) != len(value):
+            raise TypeError(f"{where} must have {len(args)} entries, got {value!r}")
+        return tuple(coerce(a, v, where) for a, v in zip(args, value, strict=True)) if args \
+            else tuple(value)
+    target = origin or hint
+    if isinstance(target, type):
+        if target is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, bool) and target in (int, float):
+            raise TypeError(f"{where} must be {target.__name__}, got {value!r}")
+        if isinstance(value, target):
+            return value
+        if issubclass(target, enum.Enum):
+            try:
+                return target(value)
+            except ValueError:
+                pass
+        raise TypeError(f"{where} must be {_words(hint)}, got {value!r} "
+                        f"({type(value).__name__})")
+    return value
+
+
+def _words(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+

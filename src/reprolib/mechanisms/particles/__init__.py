@@ -1,0 +1,1 @@
+"""Particle-based mechanisms: PrivPGD (particle gradient descent on sliced Wasserstein)."""

@@ -1,0 +1,32 @@
+"""The Private-PGM engine (mbi 2.0 and our NumPy mirror descent): measuring marginals, fitting the
+graphical model, reading its marginals, generating records, and the junction-tree size (JT-SIZE)."""
+
+from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
+from reprolib.mechanisms.pgm._model import (
+    LOSS_WEIGHTINGS,
+    Clique,
+    LossWeighting,
+    NoisyMarginal,
+    downward_closure,
+    estimated_total,
+    fit_model,
+    loss_measurements,
+    measure_marginal,
+    model_marginals,
+    synthetic_dataset,
+)
+
+__all__ = [
+    "LOSS_WEIGHTINGS",
+    "Clique",
+    "LossWeighting",
+    "NoisyMarginal",
+    "downward_closure",
+    "estimated_total",
+    "fit_model",
+    "junction_tree_size_mb",
+    "loss_measurements",
+    "measure_marginal",
+    "model_marginals",
+    "synthetic_dataset",
+]

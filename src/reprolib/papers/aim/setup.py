@@ -1,0 +1,167 @@
+"""What every AIM experiment shares: scale profiles, datasets, workloads, mechanisms, one run.
+
+The paper's grid (Section 6.1): six datasets, three workloads, nine epsilons from 0.01 to 100,
+delta = 1e-9, five trials, 80 MB model capacity. ``small`` and ``smoke`` keep the design and cut
+datasets, epsilons, trials, Private-PGM iterations and capacity; every cut is a field below.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+
+import numpy as np
+
+from reprolib.data import Dataset, load_dataset
+from reprolib.experiments._scales import Scale
+from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
+
+PAPER_EPSILONS = tuple(round(10.0 ** (k / 2), 12) for k in range(-4, 5))
+DELTA = 1e-9
+AIM_DATASETS = ("adult", "salary", "msnbc", "fire", "nltcs", "titanic")
+NATURAL_TARGETS = {"adult": "income>50K", "titanic": "Survived"}
+WORKLOAD_SEED = 0  # one seed for every random workload, so all mechanisms see the same queries
+WORKLOADS = ("all-3way", "target", "skewed")
+WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "Gaussian", "MWEM+RP")
+LOSS_WEIGHTING = "inverse-variance"  # Private-PGM's maximum-likelihood loss, as the reference code
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Profile:
+    """One scale of the AIM experiments.
+
+    Attributes:
+        datasets: AIM benchmark datasets (names without the ``aim/`` prefix).
+        attributes: keep only these attributes (None: all); used to make smoke runs fast.
+        epsilons: the epsilon grid.
+        trials: seeds per setting (the paper: 5, reporting mean and min-max).
+        pgm_iters: Private-PGM iterations per round and for the final fit (paper code: 1000).
+        max_model_size_mb: AIM's model capacity (paper: 80 MB).
+        mechanisms: the mechanisms of Figures 1-3 that run at this scale.
+    """
+
+    datasets: tuple[str, ...]
+    attributes: tuple[str, ...] | None
+    epsilons: tuple[float, ...]
+    trials: int
+    pgm_iters: int
+    max_model_size_mb: float
+    mechanisms: tuple[str, ...]
+
+
+FIGURE_MECHANISMS = ("AIM", "MWEM+PGM", "MST", "PrivBayes+PGM", "Independent", "Gaussian")
+NOT_RERUN = ("RAP", "GEM", "PrivMRF")  # the paper's other baselines; later work re-runs them
+
+PROFILES: dict[Scale, Profile] = {
+    "smoke": Profile(datasets=("titanic",),
+                     attributes=("Survived", "Pclass", "Sex", "SibSp", "Embarked"),
+                     epsilons=(1.0,), trials=1, pgm_iters=50, max_model_size_mb=1.0,
+                     mechanisms=FIGURE_MECHANISMS),
+    "small": Profile(datasets=("titanic",), attributes=None, epsilons=(0.1, 1.0, 10.0),
+                     trials=1, pgm_iters=100, max_model_size_mb=1.0,
+                     mechanisms=FIGURE_MECHANISMS),
+    "paper": Profile(datasets=AIM_DATASETS, attributes=None, epsilons=PAPER_EPSILONS, trials=5,
+                     pgm_iters=1000, max_model_size_mb=80.0, mechanisms=FIGURE_MECHANISMS),
+}
+
+
+def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Dataset:
+    """An AIM benchmark dataset, optionally restricted to ``attributes`` (kept in domain order)."""
+    data = load_dataset(f"aim/{name}")
+    if attributes is None:
+        return data
+    return data.project([a for a in data.domain.attributes if a in attributes])
+
+
+def cell_params(scale: Scale, overrides: Mapping[str, object]) -> dict[str, object]:
+    """The run parameters every AIM experiment cell records: the scale's, or the user's overrides."""
+    profile = PROFILES[scale]
+    return {"pgm_iters": int(overrides.get("pgm_iters") or profile.pgm_iters),
+            "loss_weighting": str(overrides.get("loss_weighting") or LOSS_WEIGHTING),
+            "max_model_size_mb": float(overrides.get("max_model_size_mb")
+                                       or profile.max_model_size_mb),
+            "attributes": list(profile.attributes) if profile.attributes else None}
+
+
+def load_cell_data(cell) -> Dataset:
+    """The dataset of an experiment cell, restricted to its ``attributes`` parameter if set."""
+    attributes = cell.params.get("attributes")
+    return load_aim_dataset(cell.dataset, tuple(attributes) if attributes else None)
+
+
+def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
+    """The paper's workload ``kind`` on ``data`` (targets: natural ones, else a seeded draw)."""
+    if kind == "all-3way":
+        return all_kway(data.domain, 3)
+    if kind == "target":
+        target = NATURAL_TARGETS.get(dataset) or random_target(data.domain, WORKLOAD_SEED)
+        return target_workload(data.domain, target, 3)
+    if kind == "skewed":
+        return skewed_workload(data.domain, seed=WORKLOAD_SEED, n_queries=256, k=3)
+    raise ValueError(f"unknown workload {kind!r}; choose one of {WORKLOADS}")
+
+
+def build_mechanism(name: str, params: Mapping[str, object]):
+    """A mechanism of the AIM experiments, configured from a cell's parameters."""
+    iters = int(params["pgm_iters"])
+    weighting = str(params.get("loss_weighting", LOSS_WEIGHTING))
+    if name == "AIM":
+        from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
+
+        return AIM(AIMConfig(pgm_iters=iters, final_pgm_iters=iters,
+                             max_model_size_mb=float(params["max_model_size_mb"]),
+                             loss_weighting=weighting))
+    if name == "MWEM+PGM":
+        from reprolib.mechanisms.marginal.mwem_pgm import MWEMPGM, MWEMPGMConfig
+
+        return MWEMPGM(MWEMPGMConfig(rounds=params.get("rounds"), pgm_iters=iters))
+    if name == "MWEM+RP":
+        from reprolib.mechanisms.relaxed.mwem_rp import MWEMRelaxedProjection, MWEMRPConfig
+
+        return MWEMRelaxedProjection(MWEMRPConfig(rounds=params.get("rounds")))
+    if name == "MST":
+        from reprolib.mechanisms.marginal.mst import MST, MSTConfig
+
+        return MST(MSTConfig(pgm_iters=iters, selection_pgm_iters=iters,
+                             loss_weighting=weighting))
+    if name == "PrivBayes+PGM":
+        from reprolib.mechanisms.marginal.privbayes_pgm import PrivBayesPGM, PrivBayesPGMConfig
+
+        return PrivBayesPGM(PrivBayesPGMConfig(iters=iters))
+    if name == "Independent":
+        from reprolib.mechanisms.marginal.independent import Independent, IndependentConfig
+
+        return Independent(IndependentConfig(pgm_iters=iters))
+    if name == "Gaussian":
+        from reprolib.mechanisms.marginal.gaussian import GaussianWorkload
+
+        return GaussianWorkload()
+    raise ValueError(f"unknown mechanism {name!r}")
+
+
+def run_mechanism(mechanism, data: Dataset, workload: Workload, epsilon: float, seed: int):
+    """Run ``mechanism`` at (epsilon, DELTA); return its result and the wall time in seconds."""
+    from reprolib.privacy import PrivacyBudget
+
+    budget = PrivacyBudget.from_epsilon_delta(epsilon, DELTA, relation=mechanism.traits.relation)
+    started = time.perf_counter()
+    result = mechanism.fit(data, budget, np.random.default_rng(seed), workload=workload)
+    return result, time.perf_counter() - started
+
+
+def error_metrics(data: Dataset, workload: Workload, result, seconds: float) -> dict[str, object]:
+    """Definition 2's workload error, the reference script's TV variant, spend and timings."""
+    from reprolib.metrics import workload_error, workload_error_tv
+
+    # the TV variant normalises each marginal by its own total, which noisy answers (Gaussian)
+    # need not have: it is recorded for synthetic data only
+    tv = None if result.synthetic is None else workload_error_tv(data, result.synthetic, workload)
+    return {
+        "workload_error": workload_error(data, result.marginal, workload),
+        "workload_error_tv": tv,
+        "seconds": seconds,
+        "spent_rho": result.ledger.spent_rho,
+        "budget_rho": result.ledger.budget.rho,
+        "rounds": int(result.diagnostics.get("rounds", 0)),
+    }

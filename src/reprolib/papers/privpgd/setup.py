@@ -1,0 +1,242 @@
+"""What every PrivPGD experiment shares: scale profiles, data, mechanisms, one evaluated run.
+
+The paper's grid (Section 4.1, Appendix C): nine datasets, epsilon in {2.5, 1.0, 0.2},
+delta = 1e-5, five runs, PrivPGD with 100k particles and 1000 epochs against baselines tuned per
+dataset. ``small`` and ``smoke`` keep the design and cut datasets, runs, particles, epochs and the
+projection; every cut is a field below and is recorded in each run's parameters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from reprolib.data import Dataset
+from reprolib.experiments._scales import Scale
+from reprolib.papers.privpgd.data import PRIVPGD_DATASETS, load_privpgd_dataset
+
+if TYPE_CHECKING:
+    from reprolib.metrics import CountingQueries, ThresholdingQueries
+
+DELTA = 1e-5
+FIGURE_EPSILONS = {"privpgd-fig1": 2.5, "privpgd-fig4": 1.0, "privpgd-fig5": 0.2}
+RERUN = ("PrivPGD", "PGM+AIM", "PGM+MST")
+NOT_RERUN = ("Private GSD", "GEM", "RAP")  # the paper's other baselines; later work re-runs them
+SPLIT_SEED = 0  # the 80/20 split; the authors used scikit-learn's with seed 42
+QUERY_SEED = 0  # the 200 counting and 200 thresholding queries, drawn once per dataset
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Profile:
+    """One scale of the PrivPGD experiments.
+
+    Attributes:
+        datasets: the paper's dataset names (see ``reprolib.data.PRIVPGD_DATASETS``).
+        substitute: ``load_privpgd_dataset``'s mode: ``"only"`` runs the named offline stand-ins,
+            ``"auto"`` the paper's data where it can be downloaded.
+        attributes: per dataset, keep only these attributes (the target always stays); smoke only.
+        max_records: keep the first ``max_records`` rows of the train and test splits (None: all).
+        trials: runs per setting (paper: 5).
+        privpgd: PrivPGD settings that differ from the paper's defaults.
+        pgm_iters: Private-PGM iterations of the baselines (PrivPGD paper: 3000).
+        max_model_size_mb: PGM+AIM's model capacity (PrivPGD paper: 80 MB).
+    """
+
+    datasets: tuple[str, ...]
+    substitute: str
+    attributes: Mapping[str, tuple[str, ...]] | None
+    max_records: int | None
+    trials: int
+    privpgd: Mapping[str, int]
+    pgm_iters: int
+    max_model_size_mb: float
+
+
+def _shortened(epochs: int, projection_iterations: int, **rest: int) -> dict[str, int]:
+    """PrivPGD settings with both learning-rate schedules shrunk in proportion: the paper decays
+    every 50 of 1000 epochs and every 100 of 1750 projection steps; fewer steps keep the same
+    number of decays."""
+    return {"epochs": epochs, "lr_step": max(1, round(50 * epochs / 1000)),
+            "projection_iterations": projection_iterations,
+            "projection_lr_step": max(1, round(100 * projection_iterations / 1750)), **rest}
+
+
+PROFILES: dict[Scale, Profile] = {
+    "smoke": Profile(datasets=("income",), substitute="only",
+                     attributes={"income": ("AGEP", "EDU", "SEX")}, max_records=3000, trials=1,
+                     privpgd=_shortened(10, 20, n_particles=500, projection_directions=20),
+                     pgm_iters=30, max_model_size_mb=1.0),
+    "small": Profile(datasets=("income", "traveltime", "diabetes"),
+                     substitute="only",
+                     attributes=None, max_records=None, trials=2,
+                     privpgd=_shortened(100, 200, n_particles=10_000, projection_directions=50),
+                     pgm_iters=100, max_model_size_mb=1.0),
+    "paper": Profile(datasets=tuple(PRIVPGD_DATASETS), substitute="auto", attributes=None,
+                     max_records=None, trials=5, privpgd={}, pgm_iters=3000,
+                     max_model_size_mb=80.0),
+}
+
+
+def cell_params(scale: Scale, overrides: Mapping[str, object],
+                mechanism: str) -> dict[str, object]:
+    """The run parameters a cell of ``mechanism`` records (the scale's, or the overrides): the
+    data's, and the mechanism's own settings only, so changing PrivPGD's settings re-runs PrivPGD
+    and not the baselines."""
+    profile = PROFILES[scale]
+    params: dict[str, object] = {
+        "substitute": str(overrides.get("substitute") or profile.substitute),
+        "max_records": overrides.get("max_records", profile.max_records),
+    }
+    if mechanism == "PrivPGD":
+        params.update(privpgd=dict(overrides.get("privpgd") or profile.privpgd),
+                      calibration=str(overrides.get("calibration") or "paper"))
+    else:
+        params["pgm_iters"] = int(overrides.get("pgm_iters") or profile.pgm_iters)
+    if mechanism == "PGM+AIM":
+        params["max_model_size_mb"] = float(overrides.get("max_model_size_mb")
+                                            or profile.max_model_size_mb)
+    return params
+
+
+def dataset_attributes(scale: Scale, dataset: str) -> list[str] | None:
+    """The attributes a scale keeps of ``dataset`` (the target added later), or None for all."""
+    attributes = (PROFILES[scale].attributes or {}).get(dataset)
+    return list(attributes) if attributes else None
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationData:
+    """A dataset as one experiment cell sees it, with the query sets all methods share."""
+
+    train: Dataset
+    test: Dataset
+    target: str
+    task: str
+    substituted: bool
+    source_label: str
+    counting: CountingQueries
+    thresholding: ThresholdingQueries
+    downstream_error_real: float
+
+
+@functools.lru_cache(maxsize=8)
+def _evaluation_data(dataset: str, substitute: str, attributes: tuple[str, ...] | None,
+                     max_records: int | None) -> EvaluationData:
+    from reprolib.metrics import CountingQueries, ThresholdingQueries, downstream_error
+
+    data = load_privpgd_dataset(dataset, substitute=substitute, seed=SPLIT_SEED)
+    train, test = data.train, data.test
+    if attributes:
+        kept = [a for a in train.domain.attributes if a in attributes or a == data.target]
+        train, test = train.project(kept), test.project(kept)
+    if max_records:  # the split is a seeded permutation, so its first rows are a random sample
+        train, test = (Dataset(part.frame.head(max_records).reset_index(drop=True), part.domain,
+                               part.source) for part in (train, test))
+    return EvaluationData(
+        train=train, test=test, target=data.target, task=data.task,
+        substituted=data.substitute is not None, source_label=data.source_label,
+        counting=CountingQueries.draw(train, seed=QUERY_SEED),
+        thresholding=ThresholdingQueries.draw(train, seed=QUERY_SEED),
+        downstream_error_real=downstream_error(train, test, data.target, data.task,
+                                               seed=QUERY_SEED))
+
+
+def evaluation_data(cell) -> EvaluationData:
+    """The data of an experiment cell (cached per process: loading and the queries cost seconds)."""
+    attributes = cell.params.get("attributes")
+    return _evaluation_data(cell.dataset, str(cell.params["substitute"]),
+                            tuple(attributes) if attributes else None,
+                            cell.params.get("max_records"))
+
+
+def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "auto",
+                    constraint=None):
+    """PrivPGD or a PGM baseline, configured from a cell's parameters (baselines under the
+    PrivPGD paper's replace-one relation: sensitivity sqrt(2) per Gaussian, 2 per selection)."""
+    from reprolib.privacy import NeighbourRelation
+
+    replace_one = NeighbourRelation.REPLACE_ONE
+    if name == "PrivPGD":
+        from reprolib.mechanisms.particles.privpgd import PrivPGD, PrivPGDConfig
+
+        return PrivPGD(PrivPGDConfig(**dict(params["privpgd"]), constraint=constraint,
+                                     calibration=str(params["calibration"]), device=device))
+    if name == "PGM+AIM":
+        from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
+
+        iters = int(params["pgm_iters"])
+        return AIM(AIMConfig(pgm_iters=iters, final_pgm_iters=iters, relation=replace_one,
+                             max_model_size_mb=float(params["max_model_size_mb"])))
+    if name == "PGM+MST":
+        from reprolib.mechanisms.marginal.mst import MST, MSTConfig
+
+        iters = int(params["pgm_iters"])
+        return MST(MSTConfig(pgm_iters=iters, selection_pgm_iters=iters, relation=replace_one))
+    raise ValueError(f"unknown mechanism {name!r}; the PrivPGD experiments re-run {RERUN}")
+
+
+def run_and_evaluate(mechanism, data: EvaluationData, epsilon: float,
+                     seed: int) -> tuple[object, dict[str, object]]:
+    """Fit ``mechanism`` at (epsilon, DELTA) on the train split; the paper's metrics and spend.
+
+    PGM+AIM gets the paper's workload for it, all 2-way marginals.
+    """
+    from reprolib.papers.privpgd.metrics import privpgd_metrics
+    from reprolib.privacy import PrivacyBudget
+    from reprolib.queries import all_kway
+
+    budget = PrivacyBudget.from_epsilon_delta(epsilon, DELTA, relation=mechanism.traits.relation)
+    started = time.perf_counter()
+    result = mechanism.fit(data.train, budget, np.random.default_rng(seed),
+                           workload=all_kway(data.train.domain, 2))
+    seconds = time.perf_counter() - started
+    metrics = privpgd_metrics(
+        data.train, result.synthetic, data.test, target=data.target, task=data.task,
+        counting=data.counting, thresholding=data.thresholding,
+        real_downstream_error=data.downstream_error_real, seed=QUERY_SEED)
+    metrics.update(
+        seconds=seconds, spent_rho=result.ledger.spent_rho, budget_rho=budget.rho,
+        relation=budget.relation.value, substituted=data.substituted,
+        source_label=data.source_label, records=data.train.records,
+        attributes=len(data.train.domain),
+        **{k: result.diagnostics[k] for k in _DIAGNOSTICS if k in result.diagnostics})
+    return result, metrics
+
+
+# recorded when a mechanism reports them: PrivPGD's calibration, noise (counts) and phase times,
+# AIM's round count
+_DIAGNOSTICS = ("calibration", "sigma", "seconds_projection", "seconds_descent", "rounds")
+
+
+def data_sources(results: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset of ``results``: whether a stand-in ran, and what it is (for visible labels)."""
+    rows = results.drop_duplicates("dataset")
+    return pd.DataFrame({"dataset": rows["dataset"],
+                         "substituted": rows["metric.substituted"].astype(bool),
+                         "data": rows["metric.source_label"]}).reset_index(drop=True)
+
+
+def describe_scale(results: pd.DataFrame, scale: Scale) -> str:
+    """One paragraph on what was run: datasets, runs, mechanisms and the settings cut."""
+    mechanisms = list(dict.fromkeys(results["mechanism"]))
+    first = results.drop_duplicates("mechanism").set_index("mechanism")
+    runs = results["seed"].nunique()
+    parts = [(f"Scale {scale}: {len(results)} runs on {results['dataset'].nunique()} dataset(s), "
+              f"{runs} run(s) per setting, mechanisms {', '.join(mechanisms)}.")]
+    if "PrivPGD" in first.index:
+        settings = ", ".join(f"{k} {v}" for k, v in first.at["PrivPGD", "param.privpgd"].items())
+        parts.append(f"PrivPGD settings: {settings or 'the defaults'} (calibration "
+                     f"{first.at['PrivPGD', 'param.calibration']}).")
+    baselines = [m for m in mechanisms if m != "PrivPGD"]
+    if baselines:
+        parts.append(f"Private-PGM iterations {first.at[baselines[0], 'param.pgm_iters']:.0f}.")
+    if "PGM+AIM" in first.index:
+        parts.append(f"PGM+AIM capacity {first.at['PGM+AIM', 'param.max_model_size_mb']:g} MB.")
+    parts.append(f"Not re-run here (later work): {', '.join(NOT_RERUN)}.")
+    return " ".join(parts)
