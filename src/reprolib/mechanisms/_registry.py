@@ -25,12 +25,15 @@ class Registration:
         module: the module that defines it.
         cls: its class name in that module.
         config: its frozen config class name in that module (None: it takes no config).
+        quick: config overrides for a run of a second or so on a toy dataset (the contract
+            suite's and the examples' setting; never a paper's).
     """
 
     name: str
     module: str
     cls: str
     config: str | None
+    quick: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def family(self) -> str:
@@ -40,20 +43,24 @@ class Registration:
 
 _M = "reprolib.mechanisms"
 REGISTRATIONS: tuple[Registration, ...] = (
-    Registration(name="AIM", module=f"{_M}.marginal.aim", cls="AIM", config="AIMConfig"),
-    Registration(name="MST", module=f"{_M}.marginal.mst", cls="MST", config="MSTConfig"),
+    Registration(name="AIM", module=f"{_M}.marginal.aim", cls="AIM", config="AIMConfig",
+                 quick={"pgm_iters": 20, "final_pgm_iters": 20, "max_model_size_mb": 1.0}),
+    Registration(name="MST", module=f"{_M}.marginal.mst", cls="MST", config="MSTConfig",
+                 quick={"pgm_iters": 20, "selection_pgm_iters": 20}),
     Registration(name="MWEM+PGM", module=f"{_M}.marginal.mwem_pgm", cls="MWEMPGM",
-                 config="MWEMPGMConfig"),
+                 config="MWEMPGMConfig", quick={"rounds": 3, "pgm_iters": 20}),
     Registration(name="Independent", module=f"{_M}.marginal.independent", cls="Independent",
-                 config="IndependentConfig"),
+                 config="IndependentConfig", quick={"pgm_iters": 20}),
     Registration(name="Gaussian", module=f"{_M}.marginal.gaussian", cls="GaussianWorkload",
                  config=None),
     Registration(name="PrivBayes+PGM", module=f"{_M}.marginal.privbayes_pgm", cls="PrivBayesPGM",
-                 config="PrivBayesPGMConfig"),
+                 config="PrivBayesPGMConfig", quick={"iters": 20}),
     Registration(name="MWEM+RP", module=f"{_M}.relaxed.mwem_rp", cls="MWEMRelaxedProjection",
-                 config="MWEMRPConfig"),
+                 config="MWEMRPConfig", quick={"rounds": 3}),
     Registration(name="PrivPGD", module=f"{_M}.particles.privpgd", cls="PrivPGD",
-                 config="PrivPGDConfig"),
+                 config="PrivPGDConfig",
+                 quick={"n_particles": 200, "epochs": 3, "projection_iterations": 5,
+                        "device": "cpu"}),
 )
 _BY_NAME = {r.name: r for r in REGISTRATIONS}
 
