@@ -1,5 +1,6 @@
 """Metrics more than one paper uses: workload error, 2-way SW1/TV/L1, counting and thresholding
-queries, covariance error and downstream ML error."""
+queries, covariance error and downstream ML error.
+"""
 
 from reprolib.metrics._covariance import CovarianceDenominator, covariance_error
 from reprolib.metrics._distances import (

@@ -1,3 +1,4 @@
 """One package per paper. Each exports ``SPEC`` (a :class:`~reprolib.experiments.PaperSpec`),
 which the catalogue discovers: adding a paper changes nothing outside its package, its notebooks
-and its chapter."""
+and its chapter.
+"""

@@ -1,5 +1,6 @@
 """The Private-PGM engine (mbi 2.0 and our NumPy mirror descent): measuring marginals, fitting the
-graphical model, reading its marginals, generating records, and the junction-tree size (JT-SIZE)."""
+graphical model, reading its marginals, generating records, and the junction-tree size (JT-SIZE).
+"""
 
 from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
 from reprolib.mechanisms.pgm._model import (

@@ -24,7 +24,8 @@ Clique = tuple[str, ...]
 
 class _Frame:
     """Moves a table whose axes are ``source`` into the axes of ``target`` (a superset of
-    ``source``): transposed to ``target``'s order, with unit axes to broadcast."""
+    ``source``): transposed to ``target``'s order, with unit axes to broadcast.
+    """
 
     def __init__(self, domain: mbi.Domain, source: Clique, target: Clique) -> None:
         self.perm = tuple(source.index(a) for a in target if a in source)
@@ -48,14 +49,15 @@ class _Sum:
 
 def _parent(clique: Clique, cliques: Sequence[Clique], domain: mbi.Domain) -> Clique:
     """The clique mbi's ``CliqueVector.project`` reads ``clique`` from: itself, or the smallest
-    (first on ties) of ``cliques`` that contains it."""
+    (first on ties) of ``cliques`` that contains it.
+    """
     if clique in cliques:
         return clique
     return min((c for c in cliques if set(clique) <= set(c)), key=domain.size)
 
 
 def _logsumexp(table: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """log sum exp over ``axes``, kept as unit axes (finite tables: no structural zeros here).
+    """Log sum exp over ``axes``, kept as unit axes (finite tables: no structural zeros here).
 
     Not scipy's ``logsumexp``: on these small tables, called once per message per step, its
     checks cost about ten times the arithmetic (58 us against 6 us per call on a 2x2x2 table).
@@ -66,8 +68,9 @@ def _logsumexp(table: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 def expand_potentials(domain: mbi.Domain, potentials: dict[Clique, np.ndarray],
                       cliques: Sequence[Clique]) -> dict[Clique, np.ndarray]:
-    """mbi's ``CliqueVector.expand``: each old potential added to the smallest new clique that
-    contains it (the distribution is unchanged when every old clique has one), zeros elsewhere."""
+    """Mbi's ``CliqueVector.expand``: each old potential added to the smallest new clique that
+    contains it (the distribution is unchanged when every old clique has one), zeros elsewhere.
+    """
     mapping = reverse_clique_mapping(cliques, list(potentials), domain=domain)
     expanded = {}
     for clique in cliques:
@@ -110,7 +113,8 @@ class JunctionTree:
     def calibrate(self, theta: dict[Clique, np.ndarray], total: float
                   ) -> dict[Clique, np.ndarray]:
         """The model's marginal (counts summing to ``total``) on every maximal clique, from the
-        log-potentials ``theta`` on ``cliques``."""
+        log-potentials ``theta`` on ``cliques``.
+        """
         beliefs = {}
         for clique, shape, parts in self._gather:
             belief = np.zeros(shape)
@@ -131,7 +135,7 @@ class JunctionTree:
 
     def marginals(self, theta: dict[Clique, np.ndarray], total: float
                   ) -> dict[Clique, np.ndarray]:
-        """mu = M(theta): the marginals on ``cliques`` (mbi's oracle output)."""
+        """Mu = M(theta): the marginals on ``cliques`` (mbi's oracle output)."""
         tables = self.calibrate(theta, total)
         return {clique: project(tables[parent]) for clique, parent, project in self._contract}
 
@@ -154,7 +158,7 @@ class NumpyModel:
                                 max(float(m.stddev), 1e-12), domain.project(m.clique).shape))
 
     def marginals(self, theta: dict[Clique, np.ndarray]) -> dict[Clique, np.ndarray]:
-        """mu = M(theta) on the potentials' cliques, each summing to the total."""
+        """Mu = M(theta) on the potentials' cliques, each summing to the total."""
         return self.tree.marginals(theta, self.total)
 
     def loss_and_gradient(self, mu: dict[Clique, np.ndarray]

@@ -1,5 +1,6 @@
 """The slicing mechanism (Greenewald, Yu, Wang, Xu; NeurIPS 2024). Not re-run yet: its artifacts
-are listed as pending."""
+are listed as pending.
+"""
 
 from reprolib.experiments import PaperSpec, pending
 
