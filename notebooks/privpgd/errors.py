@@ -26,7 +26,7 @@ scale = "small"
 device = "auto"
 artifact = "privpgd-fig1"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
@@ -48,7 +48,7 @@ print(f"{artifact}: ε = {epsilon}, δ = 1e-5. {describe_scale(results, scale)}"
 # test the paper's *claims* on similar data, and the paper's hollow markers are a reference, not
 # a target.
 
-# %%
+# %% tags=["hide-input"]
 sources.style.hide(axis="index")
 
 # %% tags=["full-width"]
@@ -61,7 +61,7 @@ glue(f"{artifact}-figure", figure)
 #
 # Mean (and standard deviation) over runs of the log₂ ratio per dataset, mechanism and error.
 
-# %%
+# %% tags=["hide-input"]
 ratios = log2_ratios(results, METRICS)
 ratios.pivot_table(index=["dataset", "mechanism"], columns="metric", values="mean").style.format(
     "{:+.2f}")
