@@ -31,11 +31,12 @@ from myst_nb import glue
 
 from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import constraint_figure
+from reprolib.papers.privpgd.pages import readable_sources
 from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
 results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False)
 print(describe_scale(results, scale))
-data_sources(results).style.hide(axis="index")
+readable_sources(data_sources(results)).style.hide(axis="index")
 
 # %% [markdown]
 # ## The protected queries

@@ -31,6 +31,7 @@ from myst_nb import glue
 
 from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import log2_ratios, log_ratio_figure
+from reprolib.papers.privpgd.pages import readable_sources
 from reprolib.papers.privpgd.reported import reported_log2_ratios
 from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
 
@@ -49,7 +50,7 @@ print(f"{artifact}: ε = {epsilon}, δ = 1e-5. {describe_scale(results, scale)}"
 # a target.
 
 # %% tags=["hide-input"]
-sources.style.hide(axis="index")
+readable_sources(sources).style.hide(axis="index")
 
 # %% tags=["full-width"]
 figure = log_ratio_figure(results, METRICS, cut=3.0, paper=reported_log2_ratios(epsilon),
