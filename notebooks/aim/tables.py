@@ -55,7 +55,8 @@ counts = attribute_counts(table2)
 glue("aim-delta", DELTA, display=False)
 glue("aim-attribute-counts", "; ".join(f"d = {d} ({', '.join(names)})"
                                        for d, names in counts.items()), display=False)
-worked = (first_round_parameters(PAPER_EPSILONS, DELTA, counts)
-          .style.hide(axis="index").format("{:.4g}").format({"ε": "{:.3g}", "ρ": "{:.5g}"}))
+worked = first_round_parameters(PAPER_EPSILONS, DELTA, counts)
+worked = worked.style.hide(axis="index").format(
+    {c: {"ε": "{:.3g}", "ρ": "{:.5g}"}.get(c, "{:.4g}") for c in worked.columns})
 glue("aim-worked-numbers", worked, display=False)
 worked

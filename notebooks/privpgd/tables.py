@@ -26,6 +26,8 @@ device = "auto"
 artifact = "privpgd-tab1"
 
 # %% tags=["hide-input"]
+import textwrap
+
 from IPython.display import display
 
 from reprolib.experiments import run_experiment
@@ -46,17 +48,18 @@ datasets = set(reported.loc[reported["table"] == number, "dataset"])
 results = run_experiment(artifact, scale=scale, device=device, progress=False)
 epsilon, delta = only_value(results, "epsilon"), only_value(results, "delta")
 ours = results[results["dataset"].isin(datasets)]
-print(f"Table {number}: ε = {epsilon:g}, δ = {delta:g}; the paper's datasets "
-      f"{', '.join(sorted(map(dataset_title, datasets)))}; re-run here: "
-      f"{', '.join(sorted(map(dataset_title, set(ours['dataset'])))) or 'none at this scale'}. "
-      f"{describe_scale(results, scale)}")
+print(textwrap.fill(
+    f"Table {number}: ε = {epsilon:g}, δ = {delta:g}; the paper's datasets "
+    f"{', '.join(sorted(map(dataset_title, datasets)))}; re-run here: "
+    f"{', '.join(sorted(map(dataset_title, set(ours['dataset'])))) or 'none at this scale'}. "
+    f"{describe_scale(results, scale)}", width=90))
 
 # %% tags=["hide-input", "full-width"]
 if len(ours):
     display(readable_sources(data_sources(ours)).style.hide(axis="index"))
     table = side_by_side(ours, reported, epsilon).rename(index=dataset_title, level="dataset")
     numeric = [c for c in table.columns if table[c].dtype.kind == "f"]
-    display(table.style.format("{:.2g}", na_rep="–", subset=numeric).format(na_rep="–"))
+    display(table.style.format({c: "{:.2g}" for c in numeric}, na_rep="–"))
 
 # %% [markdown]
 # ## The paper's table
