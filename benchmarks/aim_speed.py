@@ -33,6 +33,7 @@ import numpy as np
 from reprolib.experiments import collect_provenance
 from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
 from reprolib.metrics import workload_error
+from reprolib.papers.aim.pages import SPEED_COLUMNS, speed_benchmark_path
 from reprolib.papers.aim.setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 
 
@@ -47,7 +48,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--pgm-iters", type=int, default=100,
                         help="Private-PGM iterations per round and for the final fit")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None, help="CSV to append one row per run to")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="CSV to append one row per run to (the AIM runtime page reads "
+                             f"{speed_benchmark_path()})")
     return parser.parse_args()
 
 
@@ -104,6 +107,10 @@ def main() -> None:
                 row = time_one(dataset, args.workload, epsilon, capacity, args.pgm_iters,
                                args.seed)
                 print(row, flush=True)
+                missing = [c for c in SPEED_COLUMNS if c not in row]
+                if missing:
+                    raise KeyError(f"the runtime page shows {missing}, which no run records: "
+                                   "update SPEED_COLUMNS in reprolib.papers.aim.pages")
                 if args.out is not None:
                     append(args.out, row)
 

@@ -27,7 +27,7 @@
 scale = "small"
 device = "auto"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
@@ -41,7 +41,7 @@ print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {study.dataset} (paper
       f"{results['seed'].nunique()} trial(s), {results['param.pgm_iters'].iloc[0]} Private-PGM "
       "iterations per round")
 
-# %%
+# %% tags=["hide-input"]
 glue("aim-fig4ab-figure", capacity_sweep(results))
 
 # %% [markdown]
@@ -50,7 +50,7 @@ glue("aim-fig4ab-figure", capacity_sweep(results))
 # Mean over trials of the runtime, the workload error and the size of the final model (MB). The
 # final model never exceeds the capacity.
 
-# %%
+# %% tags=["hide-input"]
 table = (results.groupby(["epsilon", "param.max_model_size_mb"])
          [["metric.seconds", "metric.workload_error", "metric.model_size_mb", "metric.rounds"]]
          .mean())

@@ -23,48 +23,49 @@
 scale = "small"
 device = "auto"
 
-# %%
-import pandas as pd
+# %% tags=["hide-input"]
 from IPython.display import display
 from myst_nb import glue
 
-from reprolib._paths import results_dir
 from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import runtime_vs_epsilon
+from reprolib.papers.aim.pages import (
+    SPEED_CSV,
+    runtime_table,
+    speed_benchmark,
+    speed_benchmark_path,
+)
+from reprolib.papers.aim.setup import DELTA
 
 results = run_experiment("aim-fig6", scale=scale, device=device, progress=False)
+glue("aim-delta", DELTA, display=False)
+glue("aim-speed-csv", f"results/{SPEED_CSV.as_posix()}", display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} AIM runs of Figure 1, "
       f"{results['metric.pgm_iters'].iloc[0]} Private-PGM iterations per round, capacity "
       f"{results['metric.max_model_size_mb'].iloc[0]} MB")
 
-# %%
+# %% tags=["hide-input"]
 glue("aim-fig6-figure", runtime_vs_epsilon(results))
 
-# %%
-table = results.groupby(["dataset", "epsilon"]).agg(
-    runtime_s=("metric.seconds", "mean"), rounds=("metric.rounds", "mean"),
-    recorded_on=("metric.recorded_on", "first"))
-table.style.format({"runtime_s": "{:.1f}", "rounds": "{:.0f}"})
+# %% tags=["hide-input"]
+runtime_table(results).style.format({"runtime (s)": "{:.1f}", "rounds": "{:.0f}"}).format_index(
+    "{:.3g}", level="epsilon")
 
 # %% [markdown]
 # ## The speed benchmark
 #
 # `benchmarks/aim_speed.py` times single AIM runs and appends one row per run to
-# `results/aim/benchmarks/aim-speed.csv` (the command lines are in its docstring). The speed bar
-# we hold ourselves to: on nltcs with the all-3way workload at ε = 1, δ = 1e-9, 80 MB and 100
+# {glue:text}`aim-speed-csv:s` (the command lines are in its docstring). The speed bar we hold
+# ourselves to: on nltcs with the all-3way workload at ε = 1, δ = {glue:text}`aim-delta:g`, 80 MB and 100
 # Private-PGM iterations per round, the authors' 2022 numpy implementation takes about 3.5 s per
 # round and 3 minutes per run on one core. Our rows below say how many cores each run could use
 # and which code ran (`git_revision`): rows before 05516f6 ran mbi's own mirror descent, which
 # compiled new JAX programs every round.
 
-# %%
-benchmark = results_dir() / "aim" / "benchmarks" / "aim-speed.csv"
-if benchmark.is_file():
-    speed = pd.read_csv(benchmark)
-    columns = ["git_revision", "dataset", "epsilon", "max_model_size_mb", "pgm_iters", "usable_cores",
-               "load_average_1min", "rounds",
-               "seconds", "seconds_per_round", "max_seconds_per_round", "model_size_mb",
-               "workload_error", "jax_backend", "processor"]
-    display(speed[columns].style.format(precision=3))
+# %% tags=["hide-input", "full-width"]
+speed = speed_benchmark()
+if speed is None:
+    print(f"no benchmark results yet: run benchmarks/aim_speed.py to create "
+          f"{speed_benchmark_path()}")
 else:
-    print(f"no benchmark results yet: run benchmarks/aim_speed.py to create {benchmark}")
+    display(speed.style.hide(axis="index").format(precision=3))

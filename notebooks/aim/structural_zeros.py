@@ -24,7 +24,7 @@
 scale = "small"
 device = "auto"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
@@ -40,7 +40,7 @@ print(f"scale = {scale}: dataset {dataset}, {zeros:,} structural zeros (paper: 2
       f"capacity {PROFILES[scale].max_model_size_mb} MB")
 glue("aim-tab3-zeros", zeros, display=False)
 
-# %%
+# %% tags=["hide-input"]
 table = summarise(results).pivot_table(index="epsilon", columns="mechanism", values="mean")
 table["ratio"] = table["AIM"] / table["AIM+SZ"]
 paper = PAPER_TABLE3.set_index("epsilon")

@@ -23,7 +23,7 @@
 scale = "small"
 device = "auto"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
@@ -33,13 +33,13 @@ results = run_experiment("aim-fig5", scale=scale, device=device, progress=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}")
 
-# %%
+# %% tags=["hide-input"]
 glue("aim-fig5-figure", matching_fractions(results))
 
 # %% [markdown]
 # ## All numbers
 
-# %%
+# %% tags=["hide-input"]
 table = results.pivot_table(index=["dataset", "epsilon"], columns="param.workload",
                             values="metric.matching_fraction")
 table.style.format("{:.3f}")

@@ -26,26 +26,21 @@
 scale = "small"
 device = "auto"
 
-# %%
-import pandas as pd
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import bounds_scatter
+from reprolib.papers.aim.pages import coverage_summary, marginal_errors
 
 results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False)
-columns = ["cliques", "in_workload", "supported", "bound", "error"]
-errors = pd.concat([
-    pd.DataFrame({c: row[f"metric.{c}"] for c in columns}).assign(seed=row["seed"])
-    for _, row in results.iterrows()], ignore_index=True)
-errors["ratio"] = errors["bound"] / errors["error"]
-errors["covered"] = errors["error"] <= errors["bound"]
+errors = marginal_errors(results)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {results['dataset'].iloc[0]} "
       f"(paper: fire), ε = {results['epsilon'].iloc[0]:g}, {len(results)} run(s), "
       f"{len(errors)} marginal bounds")
 glue("aim-fig4c-coverage", float(errors["covered"].mean()), display=False)
 
-# %%
+# %% tags=["hide-input"]
 glue("aim-fig4c-figure", bounds_scatter(errors))
 
 # %% [markdown]
@@ -54,9 +49,6 @@ glue("aim-fig4c-figure", bounds_scatter(errors))
 # The share of marginals whose true error is within the bound (the claim: at least 95 %), and the
 # median ratio of bound to error (the paper: the bounds of unsupported marginals are looser).
 
-# %%
-summary = errors.groupby("supported").agg(
-    marginals=("covered", "size"), covered=("covered", "mean"),
-    median_bound_over_error=("ratio", "median"))
-summary.index = summary.index.map({True: "supported", False: "unsupported"})
-summary.style.format({"covered": "{:.1%}", "median_bound_over_error": "{:.2f}"})
+# %% tags=["hide-input"]
+coverage_summary(errors).style.format({"within the bound": "{:.1%}",
+                                       "median bound / error": "{:.2f}"})

@@ -24,12 +24,13 @@ scale = "small"
 device = "auto"
 artifact = "aim-fig1"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
-from reprolib.papers.aim.figures import best_share, error_vs_epsilon, summarise
-from reprolib.papers.aim.setup import NOT_RERUN, PROFILES, WORKLOAD_AWARE
+from reprolib.papers.aim.figures import best_share, error_vs_epsilon
+from reprolib.papers.aim.pages import compared_workload_aware, error_table
+from reprolib.papers.aim.setup import NOT_RERUN, PROFILES
 
 results = run_experiment(artifact, scale=scale, device=device, progress=False)
 profile = PROFILES[scale]
@@ -42,7 +43,7 @@ if profile.attributes:
     print(f"smoke scale: only the attributes {list(profile.attributes)}")
 print(f"not re-run here (later work): {', '.join(NOT_RERUN)}")
 
-# %%
+# %% tags=["hide-input"]
 glue(f"{artifact}-figure", error_vs_epsilon(results))
 
 # %% [markdown]
@@ -52,19 +53,18 @@ glue(f"{artifact}-figure", error_vs_epsilon(results))
 # workload-aware mechanisms in 85 % of its 54 settings. Here: the share of (dataset, ε) settings
 # in which each workload-aware mechanism we re-ran has the lowest mean error.
 
-# %%
-aware = tuple(m for m in WORKLOAD_AWARE if m in set(results["mechanism"]))
+# %% tags=["hide-input"]
+aware = compared_workload_aware(results["mechanism"])
 share = best_share(results, aware)
 glue(f"{artifact}-aim-best-share", float(share.get("AIM", 0.0)), display=False)
-share.rename("share of settings won").to_frame().style.format("{:.0%}")
+share.rename("share of settings won").to_frame().rename_axis("mechanism").style.format("{:.0%}")
 
 # %% [markdown]
 # ## All numbers
 #
-# Mean workload error (Definition 2) over the trials; the reference script's total-variation
-# variant is half of it whenever the synthetic data has as many records as the data.
+# Mean workload error (Definition 2) over the trials, to three decimals as the paper's Table 3;
+# the reference script's total-variation variant is half of it whenever the synthetic data has
+# as many records as the data.
 
-# %%
-table = summarise(results).pivot_table(index=["dataset", "epsilon"], columns="mechanism",
-                                       values="mean")
-table.style.format("{:.4f}")
+# %% tags=["hide-input", "full-width"]
+error_table(results).style.format("{:.3f}").format_index("{:.3g}", level="epsilon")

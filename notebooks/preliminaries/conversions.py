@@ -23,39 +23,42 @@
 scale = "small"
 device = "auto"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.papers.aim.setup import DELTA as AIM_DELTA
 from reprolib.papers.preliminaries.experiments import quoted_table, value_at
 from reprolib.papers.preliminaries.figures import eps_vs_rho, sigma_vs_eps
 
 results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False)
 glue("scale", scale, display=False)
+glue("aim-delta", AIM_DELTA, display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} grid points, closed forms, no data")
 
 # %% [markdown]
 # ## ε as a function of ρ
 
-# %%
+# %% tags=["hide-input"]
 glue("fig_eps_vs_rho", eps_vs_rho(results))
 
 # %% [markdown]
 # ## The Gaussian noise a target (ε, δ) allows
 
-# %%
+# %% tags=["hide-input"]
 glue("fig_sigma_vs_eps", sigma_vs_eps(results))
 
 # %% [markdown]
 # ## The values other chapters quote
 #
-# PrivPGD reports ε ∈ {0.2, 1, 2.5} at δ = 1e-5; AIM uses δ = 1e-9.
+# PrivPGD reports ε ∈ {0.2, 1, 2.5} at δ = {glue:text}`privpgd-delta:g`; AIM uses
+# δ = {glue:text}`aim-delta:g`.
 
-# %%
+# %% tags=["hide-input"]
 table = quoted_table(results)
 table.style.hide(axis="index").format("{:.5g}", subset=list(table.columns[1:]))
 
-# %%
+# %% tags=["hide-input"]
 numbers = {
     "rho_cks_eps1_d9": value_at(results, bound="cks", delta=1e-9, epsilon=1.0, metric="rho"),
     "rho_bs_eps1_d9": value_at(results, bound="bun-steinke", delta=1e-9, epsilon=1.0, metric="rho"),
@@ -67,7 +70,6 @@ numbers["sigma_saving_pct_eps1_d5"] = 100 * (1 - numbers["sigma_cks_eps1_d5"]
                                              / numbers["sigma_bs_eps1_d5"])
 for name, value in numbers.items():
     glue(name, value, display=False)
-numbers
 
 # %% [markdown]
 # **Summary.** At every target the tight conversion allows more ρ, so less noise: at ε = 1 and
@@ -80,73 +82,56 @@ numbers
 #
 # The PrivPGD part ({ref}`privpgd-privacy`) compares the noise of our `"paper"` calibration (the
 # budget's CKS conversion) with the authors' `"code"` calibration (Bun–Steinke), at the paper's
-# budgets with δ = 1e-5, through `reprolib.mechanisms.particles.privpgd.allocate`. σ₁ is the noise of a
+# budgets with δ = {glue:text}`privpgd-delta:g`, through `reprolib.mechanisms.particles.privpgd.allocate`. σ₁ is the noise of a
 # sensitivity-1 query; a cell of PrivPGD's k marginals gets √(2k)·σ₁ under replace-one.
 
-# %%
-import math
+# %% tags=["hide-input"]
+from reprolib.papers.preliminaries.budgets import (
+    authors_aim_cost_range,
+    authors_baseline_costs,
+    authors_mst_cost_factor,
+    calibration_noise,
+    constraint_split,
+    noise_per_cell,
+    true_epsilons,
+)
+from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
+from reprolib.papers.privpgd.reported import DELTA as PRIVPGD_DELTA
+from reprolib.papers.privpgd.reported import REPORTED_EPSILONS
 
-import pandas as pd
+glue("privpgd-delta", PRIVPGD_DELTA, display=False)
+noise = calibration_noise(sorted(REPORTED_EPSILONS), PRIVPGD_DELTA)
+noise_styled = noise.style.format("{:.5g}").format_index("{:g}")
+glue("privpgd-noise-levels", noise_styled, display=False)
+noise_styled
 
-from reprolib.mechanisms.particles.privpgd import allocate
-from reprolib.privacy import NeighbourRelation, PrivacyBudget, gaussian_sigma, rho_to_eps
+# %% tags=["hide-input"]
+per_cell = noise_per_cell({entry.title: entry.paper_d for entry in PRIVPGD_DATASETS.values()},
+                          sorted(REPORTED_EPSILONS), PRIVPGD_DELTA)
+per_cell_styled = per_cell.style.format("{:.1f}")
+glue("privpgd-noise-per-cell", per_cell_styled, display=False)
+per_cell_styled
 
-
-def privpgd_budget(epsilon: float) -> PrivacyBudget:
-    return PrivacyBudget.from_epsilon_delta(epsilon, 1e-5, relation=NeighbourRelation.REPLACE_ONE)
-
-
-rhos = {eps: {c: allocate(privpgd_budget(eps), c).rho_marginals for c in ("paper", "code")}
-        for eps in (0.2, 1.0, 2.5)}
-noise = pd.DataFrame([
-    {"ε": eps, "ρ, paper (CKS)": r["paper"], "ρ, code (Bun–Steinke)": r["code"],
-     "σ₁, paper": gaussian_sigma(r["paper"], 1.0), "σ₁, code": gaussian_sigma(r["code"], 1.0),
-     "σ code / σ paper": gaussian_sigma(r["code"], 1.0) / gaussian_sigma(r["paper"], 1.0),
-     "ε the code's noise meets (CKS)": rho_to_eps(r["code"], 1e-5)}
-    for eps, r in rhos.items()]).set_index("ε")
-glue("privpgd-noise-levels", noise.style.format("{:.5g}").format_index("{:g}"), display=False)
-noise.style.format("{:.5g}").format_index("{:g}")
-
-# %%
-dataset_pairs = {"Med. (d = 3)": 3, "Diab. (7)": 7, "Fri., Taxi (9)": 9, "Inc. (11)": 11,
-                 "Emp., Tra. (17)": 17, "Pub. (20)": 20, "Mob. (22)": 22}
-per_cell = pd.DataFrame({
-    f"ε = {eps:g}, {c}": {name: gaussian_sigma(r[c], math.sqrt(2 * math.comb(d, 2)))
-                          for name, d in dataset_pairs.items()}
-    for eps, r in rhos.items() for c in ("paper", "code")})
-glue("privpgd-noise-per-cell", per_cell.style.format("{:.1f}"), display=False)
-per_cell.style.format("{:.1f}")
-
-# %%
-split = []
-budget = privpgd_budget(2.5)
-for calibration in ("paper", "code"):
-    shares = allocate(budget, calibration, constraint_fraction=0.2)
-    split.append({"calibration": calibration, "ρ marginals": shares.rho_marginals,
-                  "ρ statistic": shares.rho_constraint,
-                  "ρ total": shares.rho_marginals + shares.rho_constraint,
-                  "σ₁ marginals": gaussian_sigma(shares.rho_marginals, 1.0),
-                  "σ₁ statistic": gaussian_sigma(shares.rho_constraint, 1.0)})
-split = pd.DataFrame(split).set_index("calibration")
-split.loc["CKS of each share, added", ["ρ marginals", "ρ statistic"]] = [
-    PrivacyBudget.from_epsilon_delta(2.0, 8e-6, relation=NeighbourRelation.REPLACE_ONE).rho,
-    PrivacyBudget.from_epsilon_delta(0.5, 2e-6, relation=NeighbourRelation.REPLACE_ONE).rho]
-split.loc["CKS of each share, added", "ρ total"] = split.loc["CKS of each share, added",
-                                                           ["ρ marginals", "ρ statistic"]].sum()
-glue("privpgd-constraint-split", split.style.format("{:.5g}", na_rep="–"), display=False)
-split.style.format("{:.5g}", na_rep="–")
+# %% tags=["hide-input"]
+split = constraint_split(max(REPORTED_EPSILONS), PRIVPGD_DELTA, fraction=0.2)
+split_styled = split.style.format("{:.5g}", na_rep="–")
+glue("privpgd-constraint-split", split_styled, display=False)
+split_styled
 
 # %% [markdown]
 # What the authors' AIM and MST baselines really spend ({ref}`privpgd-errata`): their code books
-# AIM's Gaussian measurements at half their cost (true cost between 1.82 ρ and 1.90 ρ) and runs
-# MST's selection on the whole ρ (true cost 5ρ/3). The ε, at δ = 1e-5 under CKS, that such runs
-# labelled ε = 0.2, 1 and 2.5 actually meet:
+# AIM's Gaussian measurements at half their cost (true cost between
+# {glue:text}`aim-true-cost-low:.2f` ρ and {glue:text}`aim-true-cost-high:.2f` ρ, computed from
+# AIM's round count and measurement share) and runs MST's selection on the whole ρ (true cost
+# {glue:text}`mst-true-cost:.3f` ρ, that is 5ρ/3). The ε, at δ = {glue:text}`privpgd-delta:g`
+# under CKS, that such runs labelled ε = 0.2, 1 and 2.5 actually meet:
 
-# %%
-true_cost = {"AIM, 1.82 ρ": 1.82, "AIM, 1.90 ρ": 1.90, "MST, 5ρ/3": 5 / 3}
-overspend = pd.DataFrame({
-    name: {eps: rho_to_eps(factor * privpgd_budget(eps).rho, 1e-5) for eps in (0.2, 1.0, 2.5)}
-    for name, factor in true_cost.items()}).rename_axis("labelled ε")
-glue("privpgd-baseline-true-epsilon", overspend.style.format("{:.3g}").format_index("{:g}"),
-     display=False)
-overspend.style.format("{:.3g}").format_index("{:g}")
+# %% tags=["hide-input"]
+aim_low, aim_high = authors_aim_cost_range()
+glue("aim-true-cost-low", aim_low, display=False)
+glue("aim-true-cost-high", aim_high, display=False)
+glue("mst-true-cost", authors_mst_cost_factor(), display=False)
+overspend = true_epsilons(authors_baseline_costs(), sorted(REPORTED_EPSILONS), PRIVPGD_DELTA)
+overspend_styled = overspend.style.format("{:.3g}").format_index("{:g}")
+glue("privpgd-baseline-true-epsilon", overspend_styled, display=False)
+overspend_styled

@@ -26,16 +26,17 @@
 scale = "small"
 device = "auto"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import constraint_figure
+from reprolib.papers.privpgd.pages import readable_sources
 from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
 results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False)
 print(describe_scale(results, scale))
-data_sources(results).style.hide(axis="index")
+readable_sources(data_sources(results)).style.hide(axis="index")
 
 # %% [markdown]
 # ## The protected queries
@@ -44,13 +45,13 @@ data_sources(results).style.hide(axis="index")
 # over to the stand-in's columns. For Employment the paper gives no query: ours reuses the Income
 # weights of the attributes both tasks share and puts b at the centre of the cube, Σθ / 2.
 
-# %%
+# %% tags=["hide-input"]
 (results.drop_duplicates("dataset")
  .set_index("dataset")[["metric.protected_theta", "metric.protected_threshold",
                         "metric.protected_real"]]
  .rename(columns=lambda c: c.removeprefix("metric.")))
 
-# %%
+# %% tags=["hide-input"]
 glue("privpgd-fig3-figure", constraint_figure(results))
 
 # %% [markdown]
@@ -58,7 +59,7 @@ glue("privpgd-fig3-figure", constraint_figure(results))
 #
 # Mean over runs per dataset and λ.
 
-# %%
+# %% tags=["hide-input"]
 columns = ["metric.protected_abs_error", "metric.downstream_error", "metric.counting_abs_error",
            "metric.thresholding_abs_error"]
 (results.groupby(["dataset", "param.strength"])[columns].mean()

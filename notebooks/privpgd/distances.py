@@ -26,24 +26,29 @@ scale = "small"
 device = "auto"
 artifact = "privpgd-fig2"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
-from reprolib.experiments import get_artifact, run_experiment
+from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import log2_ratios, log_ratio_figure
-from reprolib.papers.privpgd.reported import reported_log2_ratios
-from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
+from reprolib.papers.privpgd.pages import (
+    dataset_title,
+    distance_means,
+    only_value,
+    paper_lowest,
+    readable_sources,
+)
+from reprolib.papers.privpgd.reported import reported_log2_ratios, reported_results
+from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
 METRICS = ("sw1", "l1")
-source = get_artifact(artifact).results_of
-epsilon = FIGURE_EPSILONS[source]
 results = run_experiment(artifact, scale=scale, device=device, progress=False)
+epsilon, delta = only_value(results, "epsilon"), only_value(results, "delta")
 sources = data_sources(results)
-print(f"{artifact} (the runs of {source}): ε = {epsilon}, δ = 1e-5. "
-      f"{describe_scale(results, scale)}")
-sources.style.hide(axis="index")
+print(f"{artifact}: ε = {epsilon:g}, δ = {delta:g}. {describe_scale(results, scale)}")
+readable_sources(sources).style.hide(axis="index")
 
-# %%
+# %% tags=["hide-input"]
 figure = log_ratio_figure(results, METRICS, cut=3.0, paper=reported_log2_ratios(epsilon),
                           substituted=tuple(sources.loc[sources["substituted"], "dataset"]))
 glue(f"{artifact}-figure", figure)
@@ -53,13 +58,14 @@ glue(f"{artifact}-figure", figure)
 #
 # Mean over runs; TV = L1 / 2.
 
-# %%
-(results.groupby(["dataset", "mechanism"])[["metric.sw1", "metric.l1", "metric.tv"]].mean()
- .rename(columns=lambda c: c.removeprefix("metric.")).style.format("{:.4f}"))
+# %% tags=["hide-input"]
+distance_means(results).style.format("{:.2g}")
 
-# %%
-log2_ratios(results, METRICS).pivot_table(index=["dataset", "mechanism"], columns="metric",
-                                          values="mean").style.format("{:+.2f}")
+# %% tags=["hide-input"]
+(log2_ratios(results, METRICS).pivot_table(index=["dataset", "mechanism"], columns="metric",
+                                           values="mean")
+ .rename(index=dataset_title, level="dataset").rename(columns={"sw1": "SW₁", "l1": "L1"})
+ .rename_axis(columns="log₂ ratio").style.format("{:+.2f}"))
 
 # %% [markdown]
 # ## What the paper's own tables say
@@ -68,13 +74,10 @@ log2_ratios(results, METRICS).pivot_table(index=["dataset", "mechanism"], column
 # this out for SW₁ more than for the "TV" (L1) column: the number of datasets on which PrivPGD's
 # mean is strictly below every other mechanism's in the paper's table at this ε.
 
-# %%
-from reprolib.papers.privpgd.reported import reported_results
-
-paper = reported_results().query("epsilon == @epsilon")
+# %% tags=["hide-input"]
+paper = reported_results()
 for metric in METRICS:
-    means = paper.pivot_table(index="dataset", columns="mechanism", values=metric)
-    lowest = means["PrivPGD"] < means.drop(columns="PrivPGD").min(axis=1)
-    text = f"{int(lowest.sum())} of {len(lowest)}"
+    lowest, total = paper_lowest(paper, epsilon, metric)
+    text = f"{lowest} of {total}"
     glue(f"{artifact}-paper-{metric}-lowest", text, display=False)
     print(f"{metric}: PrivPGD strictly lowest on {text} datasets in the paper's table")

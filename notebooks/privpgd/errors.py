@@ -26,11 +26,12 @@ scale = "small"
 device = "auto"
 artifact = "privpgd-fig1"
 
-# %%
+# %% tags=["hide-input"]
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import log2_ratios, log_ratio_figure
+from reprolib.papers.privpgd.pages import readable_sources
 from reprolib.papers.privpgd.reported import reported_log2_ratios
 from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
 
@@ -48,8 +49,8 @@ print(f"{artifact}: ε = {epsilon}, δ = 1e-5. {describe_scale(results, scale)}"
 # test the paper's *claims* on similar data, and the paper's hollow markers are a reference, not
 # a target.
 
-# %%
-sources.style.hide(axis="index")
+# %% tags=["hide-input"]
+readable_sources(sources).style.hide(axis="index")
 
 # %% tags=["full-width"]
 figure = log_ratio_figure(results, METRICS, cut=3.0, paper=reported_log2_ratios(epsilon),
@@ -61,7 +62,7 @@ glue(f"{artifact}-figure", figure)
 #
 # Mean (and standard deviation) over runs of the log₂ ratio per dataset, mechanism and error.
 
-# %%
+# %% tags=["hide-input"]
 ratios = log2_ratios(results, METRICS)
 ratios.pivot_table(index=["dataset", "mechanism"], columns="metric", values="mean").style.format(
     "{:+.2f}")

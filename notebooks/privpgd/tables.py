@@ -25,29 +25,41 @@ scale = "small"
 device = "auto"
 artifact = "privpgd-tab1"
 
-# %%
+# %% tags=["hide-input"]
+import textwrap
+
 from IPython.display import display
 
-from reprolib.experiments import get_artifact, run_experiment
+from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import side_by_side
+from reprolib.papers.privpgd.pages import (
+    dataset_title,
+    only_value,
+    paper_table,
+    readable_sources,
+    table_number,
+)
 from reprolib.papers.privpgd.reported import reported_results
-from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describe_scale
+from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
-number = int(artifact.removeprefix("privpgd-tab"))
-source = get_artifact(artifact).results_of
-epsilon = FIGURE_EPSILONS[source]
+number = table_number(artifact)
 reported = reported_results()
 datasets = set(reported.loc[reported["table"] == number, "dataset"])
 results = run_experiment(artifact, scale=scale, device=device, progress=False)
+epsilon, delta = only_value(results, "epsilon"), only_value(results, "delta")
 ours = results[results["dataset"].isin(datasets)]
-print(f"Table {number}: ε = {epsilon}, δ = 1e-5; the paper's datasets {sorted(datasets)}; "
-      f"re-run here: {sorted(set(ours['dataset'])) or 'none at this scale'}. "
-      f"{describe_scale(results, scale)}")
+print(textwrap.fill(
+    f"Table {number}: ε = {epsilon:g}, δ = {delta:g}; the paper's datasets "
+    f"{', '.join(sorted(map(dataset_title, datasets)))}; re-run here: "
+    f"{', '.join(sorted(map(dataset_title, set(ours['dataset'])))) or 'none at this scale'}. "
+    f"{describe_scale(results, scale)}", width=90))
 
-# %%
+# %% tags=["hide-input", "full-width"]
 if len(ours):
-    display(data_sources(ours).style.hide(axis="index"))
-    display(side_by_side(ours, reported, epsilon))
+    display(readable_sources(data_sources(ours)).style.hide(axis="index"))
+    table = side_by_side(ours, reported, epsilon).rename(index=dataset_title, level="dataset")
+    numeric = [c for c in table.columns if table[c].dtype.kind == "f"]
+    display(table.style.format({c: "{:.2g}" for c in numeric}, na_rep="–"))
 
 # %% [markdown]
 # ## The paper's table
@@ -55,6 +67,5 @@ if len(ours):
 # As printed (means over five runs, two significant digits), including the baselines we have not
 # re-run yet.
 
-# %%
-(reported[reported["table"] == number]
- .drop(columns=["table", "epsilon", "delta"]).style.hide(axis="index").format(precision=5))
+# %% tags=["hide-input", "full-width"]
+paper_table(reported, number).style.format("{:.2g}", na_rep="–")

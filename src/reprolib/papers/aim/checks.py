@@ -62,10 +62,10 @@ def _table2(ctx: CheckContext, scale: str) -> Outcome:
 
 def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     from reprolib.papers.aim.figures import best_share
-    from reprolib.papers.aim.setup import WORKLOAD_AWARE
+    from reprolib.papers.aim.pages import compared_workload_aware
 
     rows = ctx.results(artifact, scale)
-    aware = tuple(m for m in WORKLOAD_AWARE if m in set(rows["mechanism"]) and m != "MWEM+RP")
+    aware = compared_workload_aware(rows["mechanism"])
     share = float(best_share(rows, aware).get("AIM", 0.0))
     return Outcome("pass" if share >= 0.5 else "fail",
                    f"AIM lowest mean error in {share:.0%} of settings among {', '.join(aware)}",
@@ -131,11 +131,11 @@ def _within_capacity(ctx: CheckContext, scale: str) -> Outcome:
 
 
 def _bounds_cover(ctx: CheckContext, scale: str) -> Outcome:
-    rows = ctx.results("aim-fig4c", scale)
-    covered = [e <= b for _, row in rows.iterrows()
-               for e, b in zip(row["metric.error"], row["metric.bound"], strict=True)]
-    share = float(np.mean(covered)) if covered else 0.0
-    return Outcome("pass" if covered and share >= 0.95 else "fail",
+    from reprolib.papers.aim.pages import marginal_errors
+
+    covered = marginal_errors(ctx.results("aim-fig4c", scale))["covered"]
+    share = float(covered.mean()) if len(covered) else 0.0
+    return Outcome("pass" if len(covered) and share >= 0.95 else "fail",
                    f"{share:.1%} of {len(covered)} marginals within their bound",
                    ">= 95 % (paper: all of them)")
 
@@ -162,11 +162,9 @@ def _runtime_grows(ctx: CheckContext, scale: str) -> Outcome:
 
 
 def _pgm_beats_rp(ctx: CheckContext, scale: str) -> Outcome:
-    from reprolib.papers.aim.figures import best_over_rounds
+    from reprolib.papers.aim.pages import mwem_best
 
-    best = best_over_rounds(ctx.results("aim-fig7", scale)).pivot_table(
-        index=["dataset", "epsilon"], columns="mechanism", values="best_error")
-    wins = best["MWEM+PGM"] <= best["MWEM+RP"]
+    wins = mwem_best(ctx.results("aim-fig7", scale))["pgm_better"]
     return Outcome("pass" if len(wins) and wins.mean() >= 0.5 else "fail",
                    f"MWEM+PGM's best-over-T error at most MWEM+RP's in {int(wins.sum())}/"
                    f"{len(wins)} settings", ">= 50 % of settings (paper: every dataset and ε)")

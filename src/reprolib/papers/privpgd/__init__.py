@@ -8,6 +8,8 @@ _DISTANCES = ((2, 2.5, "2.5", 1), (6, 1.0, "1", 4), (7, 0.2, "0.2", 5))
 _TABLES = [("ACS", 2.5, 1), ("regression + Diabetes", 2.5, 1), ("ACS", 1.0, 4),
            ("regression + Diabetes", 1.0, 4), ("ACS", 0.2, 5), ("regression + Diabetes", 0.2, 5)]
 _TABLE_WORDS = {"ACS": "ACS", "regression + Diabetes": "regression and Diabetes"}
+#: The paper's table number of each table artifact (the pages look it up here).
+TABLE_NUMBERS = {f"privpgd-tab{k}": k for k in range(1, len(_TABLES) + 1)}
 
 
 

@@ -1,0 +1,157 @@
+"""What the AIM pages show, computed from the results: the notebooks and the checks call these.
+
+Tables come back as plain DataFrames with readable column names and values (booleans as
+"yes"/"no", neighbouring relations in words); the notebooks only style them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from reprolib._paths import results_dir
+from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
+from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
+from reprolib.papers.aim.figures import best_over_rounds, summarise
+from reprolib.papers.aim.setup import WORKLOAD_AWARE
+from reprolib.privacy import eps_to_rho
+
+TAXONOMY = ("workload_aware", "data_aware", "budget_aware", "efficiency_aware")
+RELATION_WORDS = {"add-remove": "add or remove one record", "replace-one": "replace one record"}
+# MWEM+RP only exists for Figure 7's ablation: it is not one of the paper's Figure 1-3 baselines.
+ABLATION_ONLY = ("MWEM+RP",)
+
+# The speed benchmark (benchmarks/aim_speed.py): where it appends its rows, relative to the results
+# directory, and the columns the runtime page shows.
+SPEED_CSV = Path("aim") / "benchmarks" / "aim-speed.csv"
+SPEED_COLUMNS = ("git_revision", "dataset", "epsilon", "max_model_size_mb", "pgm_iters",
+                 "usable_cores", "load_average_1min", "rounds", "seconds", "seconds_per_round",
+                 "max_seconds_per_round", "model_size_mb", "workload_error", "jax_backend",
+                 "processor")
+
+
+def yes_no(values: pd.Series) -> pd.Series:
+    """Booleans as the words a reader expects."""
+    return values.map(lambda v: "yes" if bool(v) else "no")
+
+
+def compared_workload_aware(mechanisms: Iterable[str]) -> tuple[str, ...]:
+    """The workload-aware mechanisms among ``mechanisms`` that the paper's Figures 1-3 compare,
+    in the order of ``WORKLOAD_AWARE`` (the "AIM wins" claim and its page use this one list)."""
+    present = set(mechanisms)
+    return tuple(m for m in WORKLOAD_AWARE if m in present and m not in ABLATION_ONLY)
+
+
+def taxonomy_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 1: each mechanism's declared traits ("yes"/"no"), whether they match the paper's
+    row, and the neighbouring relation the mechanism's privacy guarantee uses."""
+    rows = frame.set_index("mechanism")
+    ours = rows[[f"metric.{t}" for t in TAXONOMY]].astype(bool)
+    ours.columns = list(TAXONOMY)
+    paper = pd.DataFrame(PAPER_TABLE1, index=list(TAXONOMY)).T.reindex(ours.index)
+    table = ours.apply(yes_no)
+    table.columns = [t.replace("_", "-") for t in TAXONOMY]
+    table["as the paper"] = yes_no((ours == paper).all(axis=1))
+    table["neighbours"] = rows["metric.relation"].map(lambda r: RELATION_WORDS.get(r, r))
+    return table.rename_axis("mechanism")
+
+
+def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 2: records, attributes and domain sizes recomputed from the files, beside the paper's."""
+    rows = frame.set_index("dataset")
+    table = rows[["metric.records", "metric.attributes", "metric.min_domain",
+                  "metric.max_domain", "metric.total_domain_log10"]].copy()
+    table.columns = ["records", "attributes", "min domain", "max domain", "log10 total domain"]
+    table["paper (records, attributes, min–max)"] = [
+        "{:,}, {}, {}–{}".format(*PAPER_TABLE2[d]) if d in PAPER_TABLE2 else "–"
+        for d in table.index]
+    return table
+
+
+def attribute_counts(datasets: pd.DataFrame) -> dict[int, list[str]]:
+    """The datasets of a ``datasets_table``, grouped by their number of attributes d."""
+    counts: dict[int, list[str]] = {}
+    for name, d in datasets["attributes"].items():
+        counts.setdefault(int(d), []).append(str(name))
+    return dict(sorted(counts.items()))
+
+
+def first_round_parameters(epsilons: Sequence[float], delta: float, attributes: Iterable[int],
+                           config: AIMConfig | None = None) -> pd.DataFrame:
+    """rho (CKS, at ``delta``) and AIM's initial sigma_0 and epsilon_1 for each epsilon and each
+    attribute count d (closed forms of ``initial_parameters``)."""
+    config = config or AIMConfig()
+    rows = []
+    for epsilon in epsilons:
+        rho = eps_to_rho(epsilon, delta)
+        row: dict[str, float] = {"ε": epsilon, "ρ": rho}
+        for d in attributes:
+            row[f"σ₀, d = {d}"], row[f"ε₁, d = {d}"] = initial_parameters(rho, d, config)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def marginal_errors(results: pd.DataFrame) -> pd.DataFrame:
+    """Figure 4 (c): one row per bounded marginal of every run, with the bound / error ratio and
+    whether the true error lies within the bound."""
+    columns = ["cliques", "in_workload", "supported", "bound", "error"]
+    frames = [pd.DataFrame({c: list(row[f"metric.{c}"]) for c in columns}).assign(seed=row["seed"])
+              for _, row in results.iterrows()]
+    errors = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    errors["ratio"] = errors["bound"] / errors["error"]
+    errors["covered"] = errors["error"] <= errors["bound"]
+    return errors
+
+
+def coverage_summary(errors: pd.DataFrame) -> pd.DataFrame:
+    """Per kind of marginal (supported or not): count, share covered, median bound / error."""
+    summary = errors.groupby("supported").agg(
+        marginals=("covered", "size"), covered=("covered", "mean"),
+        median_ratio=("ratio", "median"))
+    summary.index = summary.index.map({True: "supported", False: "unsupported"})
+    return summary.rename_axis("marginals").rename(columns={
+        "marginals": "count", "covered": "within the bound",
+        "median_ratio": "median bound / error"})
+
+
+def mwem_best(results: pd.DataFrame) -> pd.DataFrame:
+    """Figure 7: per dataset and epsilon, each generator's best-over-T error and its T, and
+    whether MWEM+PGM's is at most MWEM+RP's (a bool column ``pgm_better``)."""
+    best = best_over_rounds(results).pivot_table(index=["dataset", "epsilon"],
+                                                 columns="mechanism",
+                                                 values=["best_error", "best_rounds"])
+    table = pd.DataFrame({
+        **{f"error, {m}": best[("best_error", m)] for m in ("MWEM+PGM", "MWEM+RP")},
+        **{f"best T, {m}": best[("best_rounds", m)].astype(int) for m in ("MWEM+PGM", "MWEM+RP")},
+    })
+    table["pgm_better"] = table["error, MWEM+PGM"] <= table["error, MWEM+RP"]
+    return table
+
+
+def error_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Figures 1-3 as numbers: mean workload error, datasets and epsilons as rows, one column per
+    mechanism."""
+    return summarise(results).pivot_table(index=["dataset", "epsilon"], columns="mechanism",
+                                          values="mean").rename_axis(columns=None)
+
+
+def runtime_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Figure 6 as numbers: mean runtime and rounds per dataset and epsilon, and the machine."""
+    return results.groupby(["dataset", "epsilon"]).agg(
+        **{"runtime (s)": ("metric.seconds", "mean"), "rounds": ("metric.rounds", "mean"),
+           "recorded on": ("metric.recorded_on", "first")})
+
+
+def speed_benchmark_path() -> Path:
+    """The speed benchmark's CSV under the results directory."""
+    return results_dir() / SPEED_CSV
+
+
+def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
+    """The speed benchmark's rows (the shown columns), or None if it has not been run."""
+    path = path or speed_benchmark_path()
+    if not path.is_file():
+        return None
+    return pd.read_csv(path)[list(SPEED_COLUMNS)]

@@ -1,0 +1,111 @@
+"""reprolib.papers.aim.pages: the tables of the AIM pages, on small frames built here."""
+
+import pandas as pd
+import pytest
+
+from reprolib.papers.aim.checks import PAPER_TABLE1
+from reprolib.papers.aim.pages import (
+    SPEED_COLUMNS,
+    attribute_counts,
+    compared_workload_aware,
+    coverage_summary,
+    datasets_table,
+    first_round_parameters,
+    marginal_errors,
+    mwem_best,
+    speed_benchmark,
+    taxonomy_table,
+    yes_no,
+)
+
+
+def test_yes_no():
+    assert list(yes_no(pd.Series([True, False, 1]))) == ["yes", "no", "yes"]
+
+
+def test_workload_aware_filter_drops_the_ablation_and_the_agnostic():
+    assert compared_workload_aware(["MST", "MWEM+RP", "Gaussian", "AIM"]) == ("AIM", "Gaussian")
+    assert compared_workload_aware(["MST"]) == ()
+
+
+def _taxonomy(rows):
+    return pd.DataFrame([
+        {"mechanism": m, **{f"metric.{t}": v for t, v in zip(
+            ("workload_aware", "data_aware", "budget_aware", "efficiency_aware"), traits,
+            strict=True)}, "metric.relation": "add-remove"}
+        for m, traits in rows.items()])
+
+
+def test_taxonomy_table_says_where_we_differ_from_the_paper():
+    rows = {"AIM": PAPER_TABLE1["AIM"], "MST": (True, True, False, True)}  # MST falsified
+    table = taxonomy_table(_taxonomy(rows))
+    assert table.loc["AIM", "as the paper"] == "yes"
+    assert table.loc["MST", "as the paper"] == "no"
+    assert table.loc["MST", "workload-aware"] == "yes"
+    assert table.loc["AIM", "neighbours"] == "add or remove one record"
+
+
+def test_datasets_table_and_attribute_counts():
+    frame = pd.DataFrame({"dataset": ["adult", "nltcs", "fire"], "metric.records": [1, 2, 3],
+                          "metric.attributes": [15, 16, 15], "metric.min_domain": [2, 2, 2],
+                          "metric.max_domain": [42, 2, 46],
+                          "metric.total_domain_log10": [1.0, 2.0, 3.0]})
+    table = datasets_table(frame)
+    assert table.loc["adult", "paper (records, attributes, min–max)"] == "48,842, 15, 2–42"
+    assert attribute_counts(table) == {15: ["adult", "fire"], 16: ["nltcs"]}
+
+
+def test_first_round_parameters_grow_less_noisy_with_epsilon():
+    table = first_round_parameters([0.1, 1.0], 1e-9, [9])
+    assert list(table.columns) == ["ε", "ρ", "σ₀, d = 9", "ε₁, d = 9"]
+    assert table["σ₀, d = 9"].is_monotonic_decreasing
+    assert table["ε₁, d = 9"].is_monotonic_increasing
+
+
+def _bounds_results():
+    return pd.DataFrame({"seed": [0, 1],
+                         "metric.cliques": [[("a",), ("b",)], [("a",)]],
+                         "metric.in_workload": [[True, False], [True]],
+                         "metric.supported": [[True, False], [False]],
+                         "metric.bound": [[1.0, 0.5], [0.2]],
+                         "metric.error": [[0.5, 0.25], [0.4]]})
+
+
+def test_marginal_errors_and_coverage():
+    errors = marginal_errors(_bounds_results())
+    assert list(errors["covered"]) == [True, True, False]
+    assert list(errors["seed"]) == [0, 0, 1]
+    summary = coverage_summary(errors)
+    assert summary.loc["supported", "count"] == 1
+    assert summary.loc["unsupported", "within the bound"] == pytest.approx(0.5)
+    assert summary.loc["supported", "median bound / error"] == pytest.approx(2.0)
+
+
+def test_mwem_best_takes_the_best_round_count():
+    rows = []
+    for mechanism, errors in (("MWEM+PGM", {5: 0.3, 10: 0.2}), ("MWEM+RP", {5: 0.25, 10: 0.4})):
+        for rounds, error in errors.items():
+            rows.append({"dataset": "titanic", "mechanism": mechanism, "epsilon": 1.0,
+                         "param.rounds": rounds, "metric.workload_error": error, "seed": 0})
+    best = mwem_best(pd.DataFrame(rows))
+    row = best.loc[("titanic", 1.0)]
+    assert row["error, MWEM+PGM"] == pytest.approx(0.2) and row["best T, MWEM+PGM"] == 10
+    assert row["error, MWEM+RP"] == pytest.approx(0.25) and row["best T, MWEM+RP"] == 5
+    assert bool(row["pgm_better"])
+
+
+def test_speed_benchmark_reads_the_shown_columns(tmp_path):
+    assert speed_benchmark(tmp_path / "missing.csv") is None
+    path = tmp_path / "speed.csv"
+    pd.DataFrame([{**{c: 1 for c in SPEED_COLUMNS}, "host": "x"}]).to_csv(path, index=False)
+    assert list(speed_benchmark(path).columns) == list(SPEED_COLUMNS)
+
+
+def test_committed_speed_benchmark_has_the_shown_columns():
+    from reprolib._paths import repo_root
+    from reprolib.papers.aim.pages import SPEED_CSV
+
+    path = repo_root() / "results" / SPEED_CSV
+    if not path.is_file():
+        pytest.skip("no committed speed benchmark")
+    assert set(SPEED_COLUMNS) <= set(pd.read_csv(path, nrows=1).columns)

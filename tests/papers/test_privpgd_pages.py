@@ -1,0 +1,61 @@
+"""reprolib.papers.privpgd.pages: the tables of the PrivPGD pages, on small frames built here."""
+
+import pandas as pd
+import pytest
+
+from reprolib.papers.privpgd.pages import (
+    dataset_title,
+    distance_means,
+    only_value,
+    paper_lowest,
+    paper_table,
+    readable_sources,
+    table_number,
+)
+from reprolib.papers.privpgd.reported import reported_results
+
+
+def test_dataset_title():
+    assert dataset_title("publiccoverage") == "ACS Public Coverage"
+    assert dataset_title("not-a-dataset") == "not-a-dataset"
+
+
+def test_only_value():
+    frame = pd.DataFrame({"epsilon": [2.5, 2.5], "delta": [1e-5, 1e-6]})
+    assert only_value(frame, "epsilon") == 2.5
+    with pytest.raises(ValueError, match="expected one delta"):
+        only_value(frame, "delta")
+
+
+def test_table_number_comes_from_the_spec():
+    assert table_number("privpgd-tab1") == 1
+    assert table_number("privpgd-tab6") == 6
+    with pytest.raises(KeyError, match="privpgd-fig1"):
+        table_number("privpgd-fig1")
+
+
+def test_readable_sources():
+    sources = pd.DataFrame({"dataset": ["income"], "substituted": [True], "data": ["x"]})
+    shown = readable_sources(sources)
+    assert shown.loc[0, "dataset"] == "ACS Income" and shown.loc[0, "stand-in data"] == "yes"
+
+
+def test_distance_means():
+    frame = pd.DataFrame({"dataset": ["taxi"] * 2, "mechanism": ["PrivPGD"] * 2,
+                          "metric.sw1": [1.0, 3.0], "metric.l1": [0.2, 0.4],
+                          "metric.tv": [0.1, 0.2]})
+    means = distance_means(frame)
+    assert means.loc[("NYC Taxi Green Dec 2016", "PrivPGD"), "SW₁"] == pytest.approx(2.0)
+
+
+def test_paper_lowest_counts_strict_wins():
+    reported = pd.DataFrame({"epsilon": [1.0] * 4, "dataset": ["a", "a", "b", "b"],
+                             "mechanism": ["PrivPGD", "GEM"] * 2, "sw1": [1.0, 2.0, 2.0, 2.0]})
+    assert paper_lowest(reported, 1.0, "sw1") == (1, 2)
+
+
+def test_paper_table_is_the_papers_rows():
+    reported = reported_results()
+    table = paper_table(reported, 1)
+    assert ("ACS Employment", "PrivPGD") in table.index
+    assert table.loc[("ACS Employment", "PrivPGD"), "sw1"] == pytest.approx(0.00054)
