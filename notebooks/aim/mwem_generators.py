@@ -23,6 +23,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %%
 from myst_nb import glue
@@ -30,7 +31,8 @@ from myst_nb import glue
 from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import best_over_rounds, mwem_comparison
 
-results = run_experiment("aim-fig7", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig7", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}, T ∈ {sorted(set(results['param.rounds']))}, "
       f"{results['seed'].nunique()} trial(s)")

@@ -22,6 +22,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %%
 import pandas as pd
@@ -32,7 +33,8 @@ from reprolib._paths import results_dir
 from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import runtime_vs_epsilon
 
-results = run_experiment("aim-fig6", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig6", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} AIM runs of Figure 1, "
       f"{results['metric.pgm_iters'].iloc[0]} Private-PGM iterations per round, capacity "
       f"{results['metric.max_model_size_mb'].iloc[0]} MB")

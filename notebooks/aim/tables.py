@@ -21,6 +21,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %%
 import pandas as pd
@@ -41,7 +42,8 @@ table1["neighbours"] = taxonomy.set_index("mechanism")["metric.relation"]
 table1
 
 # %%
-datasets = run_experiment("aim-tab2", scale=scale, device=device, progress=False)
+datasets = run_experiment("aim-tab2", scale=scale, device=device, progress=False,
+                          overrides=overrides)
 table2 = datasets.set_index("dataset")[["metric.records", "metric.attributes",
                                         "metric.min_domain", "metric.max_domain",
                                         "metric.total_domain_log10"]]

@@ -25,6 +25,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %%
 import pandas as pd
@@ -33,7 +34,8 @@ from myst_nb import glue
 from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import bounds_scatter
 
-results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 columns = ["cliques", "in_workload", "supported", "bound", "error"]
 errors = pd.concat([
     pd.DataFrame({c: row[f"metric.{c}"] for c in columns}).assign(seed=row["seed"])

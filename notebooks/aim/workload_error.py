@@ -23,6 +23,7 @@
 scale = "small"
 device = "auto"
 artifact = "aim-fig1"
+overrides = {}
 
 # %%
 from myst_nb import glue
@@ -31,7 +32,8 @@ from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import best_share, error_vs_epsilon, summarise
 from reprolib.papers.aim.setup import NOT_RERUN, PROFILES, WORKLOAD_AWARE
 
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 profile = PROFILES[scale]
 workload = results["param.workload"].iloc[0]
 print(f"{artifact}: workload {workload}; scale = {scale} ({SCALE_MEANING[scale]})")

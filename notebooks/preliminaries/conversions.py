@@ -22,6 +22,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %%
 from myst_nb import glue
@@ -30,7 +31,8 @@ from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.preliminaries.experiments import quoted_table, value_at
 from reprolib.papers.preliminaries.figures import eps_vs_rho, sigma_vs_eps
 
-results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False)
+results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 glue("scale", scale, display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} grid points, closed forms, no data")
 

@@ -25,6 +25,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %%
 from myst_nb import glue
@@ -33,7 +34,8 @@ from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import constraint_figure
 from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
-results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False)
+results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 print(describe_scale(results, scale))
 data_sources(results).style.hide(axis="index")
 

@@ -25,6 +25,7 @@
 scale = "small"
 device = "auto"
 artifact = "privpgd-fig2"
+overrides = {}
 
 # %%
 from myst_nb import glue
@@ -37,7 +38,8 @@ from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describ
 METRICS = ("sw1", "l1")
 source = get_artifact(artifact).results_of
 epsilon = FIGURE_EPSILONS[source]
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 sources = data_sources(results)
 print(f"{artifact} (the runs of {source}): ε = {epsilon}, δ = 1e-5. "
       f"{describe_scale(results, scale)}")

@@ -24,6 +24,7 @@
 scale = "small"
 device = "auto"
 artifact = "privpgd-tab1"
+overrides = {}
 
 # %%
 from IPython.display import display
@@ -38,7 +39,8 @@ source = get_artifact(artifact).results_of
 epsilon = FIGURE_EPSILONS[source]
 reported = reported_results()
 datasets = set(reported.loc[reported["table"] == number, "dataset"])
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 ours = results[results["dataset"].isin(datasets)]
 print(f"Table {number}: ε = {epsilon}, δ = 1e-5; the paper's datasets {sorted(datasets)}; "
       f"re-run here: {sorted(set(ours['dataset'])) or 'none at this scale'}. "
