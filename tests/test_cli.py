@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from reprolib import cli
-from reprolib.experiments import Artifact, artifacts_of
+from reprolib.experiments import Artifact, ResultsStore, artifacts_of
 
 
 def test_list_shows_every_artifact(capsys):
@@ -72,3 +72,21 @@ def test_check_exit_codes(capsys, tmp_path, monkeypatch):
     assert cli.main(["check", "--paper", "preliminaries"]) == 1
     captured = capsys.readouterr()
     assert "missing" in captured.out and "reprolib run prelim-conversions --scale small" in captured.err
+
+
+def test_run_refuses_unknown_overrides_before_the_notebook_starts(capsys, scratch_dirs):
+    argv = ["run", "prelim-conversions", "--scale", "smoke", "-p", "overrides", "{'epsilon': [1.0]}"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: -p overrides: prelim-conversions has no setting(s) ['epsilon']; "
+                          "its settings are ['deltas', 'epsilons', 'sensitivity']")
+    assert "Traceback" not in err and not scratch_dirs[1].exists()  # no notebook was executed
+
+
+def test_run_passes_overrides_to_the_experiment(scratch_dirs):
+    results, _ = scratch_dirs
+    argv = ["run", "prelim-conversions", "--scale", "smoke", "--device", "cpu",
+            "-p", "overrides", "{'sensitivity': 2}"]
+    assert cli.main(argv) == 0
+    frame = ResultsStore(results / "preliminaries" / "prelim-conversions" / "smoke.parquet").frame()
+    assert len(frame) and set(frame["params_json"]) == {'{"sensitivity":2.0}'}

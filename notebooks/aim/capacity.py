@@ -26,6 +26,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -34,7 +35,8 @@ from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import capacity_sweep
 from reprolib.papers.aim.studies import STUDIES
 
-results = run_experiment("aim-fig4ab", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig4ab", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 study = STUDIES[scale]
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {study.dataset} (paper: fire), "
       f"all-3way, ε ∈ {sorted(set(results['epsilon']))}, capacities {list(study.capacities_mb)} MB, "

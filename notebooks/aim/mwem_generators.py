@@ -23,6 +23,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -31,7 +32,8 @@ from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import mwem_comparison
 from reprolib.papers.aim.pages import mwem_best, yes_no
 
-results = run_experiment("aim-fig7", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig7", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}, T ∈ {sorted(set(results['param.rounds']))}, "
       f"{results['seed'].nunique()} trial(s)")

@@ -22,6 +22,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from IPython.display import display
@@ -37,7 +38,8 @@ from reprolib.papers.aim.pages import (
 )
 from reprolib.papers.aim.setup import DELTA
 
-results = run_experiment("aim-fig6", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig6", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 glue("aim-delta", DELTA, display=False)
 glue("aim-speed-csv", f"results/{SPEED_CSV.as_posix()}", display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} AIM runs of Figure 1, "

@@ -23,6 +23,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -32,7 +33,8 @@ from reprolib.papers.aim.checks import PAPER_TABLE3
 from reprolib.papers.aim.figures import summarise
 from reprolib.papers.aim.setup import PROFILES
 
-results = run_experiment("aim-tab3", scale=scale, device=device, progress=False)
+results = run_experiment("aim-tab3", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 zeros = int(results.loc[results["mechanism"] == "AIM+SZ", "metric.structural_zeros"].iloc[0])
 dataset = results["dataset"].iloc[0]
 print(f"scale = {scale}: dataset {dataset}, {zeros:,} structural zeros (paper: 2,696 on fire), "

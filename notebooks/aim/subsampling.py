@@ -22,6 +22,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -29,7 +30,8 @@ from myst_nb import glue
 from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import matching_fractions
 
-results = run_experiment("aim-fig5", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig5", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}")
 

@@ -21,6 +21,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -37,7 +38,8 @@ taxonomy = run_experiment("aim-tab1", scale=scale, device=device, progress=False
 taxonomy_table(taxonomy)
 
 # %% tags=["hide-input"]
-datasets = run_experiment("aim-tab2", scale=scale, device=device, progress=False)
+datasets = run_experiment("aim-tab2", scale=scale, device=device, progress=False,
+                          overrides=overrides)
 table2 = datasets_table(datasets)
 table2.style.format({"records": "{:,}", "log10 total domain": "{:.1f}"})
 

@@ -25,6 +25,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -33,7 +34,8 @@ from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.figures import bounds_scatter
 from reprolib.papers.aim.pages import coverage_summary, marginal_errors
 
-results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False)
+results = run_experiment("aim-fig4c", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 errors = marginal_errors(results)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {results['dataset'].iloc[0]} "
       f"(paper: fire), ε = {results['epsilon'].iloc[0]:g}, {len(results)} run(s), "

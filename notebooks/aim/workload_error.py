@@ -23,6 +23,7 @@
 scale = "small"
 device = "auto"
 artifact = "aim-fig1"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -32,7 +33,8 @@ from reprolib.papers.aim.figures import best_share, error_vs_epsilon
 from reprolib.papers.aim.pages import compared_workload_aware, error_table
 from reprolib.papers.aim.setup import NOT_RERUN, PROFILES
 
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 profile = PROFILES[scale]
 workload = results["param.workload"].iloc[0]
 print(f"{artifact}: workload {workload}; scale = {scale} ({SCALE_MEANING[scale]})")

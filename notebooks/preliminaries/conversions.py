@@ -22,6 +22,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -31,7 +32,8 @@ from reprolib.papers.aim.setup import DELTA as AIM_DELTA
 from reprolib.papers.preliminaries.experiments import quoted_table, value_at
 from reprolib.papers.preliminaries.figures import eps_vs_rho, sigma_vs_eps
 
-results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False)
+results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 glue("scale", scale, display=False)
 glue("aim-delta", AIM_DELTA, display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} grid points, closed forms, no data")

@@ -25,6 +25,7 @@
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -34,7 +35,8 @@ from reprolib.papers.privpgd.figures import constraint_figure
 from reprolib.papers.privpgd.pages import readable_sources
 from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
-results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False)
+results = run_experiment("privpgd-fig3", scale=scale, device=device, progress=False,
+                         overrides=overrides)
 print(describe_scale(results, scale))
 readable_sources(data_sources(results)).style.hide(axis="index")
 

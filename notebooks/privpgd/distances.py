@@ -25,6 +25,7 @@
 scale = "small"
 device = "auto"
 artifact = "privpgd-fig2"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -42,7 +43,8 @@ from reprolib.papers.privpgd.reported import reported_log2_ratios, reported_resu
 from reprolib.papers.privpgd.setup import data_sources, describe_scale
 
 METRICS = ("sw1", "l1")
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 epsilon, delta = only_value(results, "epsilon"), only_value(results, "delta")
 sources = data_sources(results)
 print(f"{artifact}: ε = {epsilon:g}, δ = {delta:g}. {describe_scale(results, scale)}")

@@ -25,6 +25,7 @@
 scale = "small"
 device = "auto"
 artifact = "privpgd-fig1"
+overrides = {}
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -37,7 +38,8 @@ from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, data_sources, describ
 
 METRICS = ("downstream_error", "covariance_error", "counting_error", "thresholding_error")
 epsilon = FIGURE_EPSILONS[artifact]
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 sources = data_sources(results)
 print(f"{artifact}: ε = {epsilon}, δ = 1e-5. {describe_scale(results, scale)}")
 

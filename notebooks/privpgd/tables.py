@@ -24,6 +24,7 @@
 scale = "small"
 device = "auto"
 artifact = "privpgd-tab1"
+overrides = {}
 
 # %% tags=["hide-input"]
 import textwrap
@@ -45,7 +46,8 @@ from reprolib.papers.privpgd.setup import data_sources, describe_scale
 number = table_number(artifact)
 reported = reported_results()
 datasets = set(reported.loc[reported["table"] == number, "dataset"])
-results = run_experiment(artifact, scale=scale, device=device, progress=False)
+results = run_experiment(artifact, scale=scale, device=device, progress=False,
+                         overrides=overrides)
 epsilon, delta = only_value(results, "epsilon"), only_value(results, "delta")
 ours = results[results["dataset"].isin(datasets)]
 print(textwrap.fill(

@@ -51,7 +51,7 @@ def plan_run(artifact: Artifact, *, scale: str, device: str,
     """The papermill run of ``artifact``: its variant's parameters, then scale, device and ``extra``.
 
     Unknown parameter names raise a ValueError listing the notebook's parameters (papermill would
-    only warn and run with the defaults).
+    only warn and run with the defaults); so do ``overrides`` the artifact's experiment refuses.
     """
     if artifact.notebook is None:
         raise ValueError(f"artifact {artifact.id} has no notebook yet (see `reprolib list`)")
@@ -61,8 +61,20 @@ def plan_run(artifact: Artifact, *, scale: str, device: str,
     unknown = sorted(set(parameters) - set(known))
     if unknown:
         raise ValueError(f"{artifact.notebook} has no parameter(s) {unknown}; its parameters are {known}")
+    if extra and "overrides" in extra:  # refused here, not after the kernel starts
+        _check_overrides(artifact, scale, extra["overrides"])
     output = generated_dir() / f"{artifact.generated_name}.ipynb"
     return NotebookRun(source=source, output=output, parameters=parameters)
+
+
+def _check_overrides(artifact: Artifact, scale: str, overrides: object) -> None:
+    """A ValueError saying what is wrong if the experiment of ``artifact`` refuses ``overrides``."""
+    from reprolib.experiments import get_experiment
+
+    try:
+        get_experiment(artifact.id).settings_at(scale, overrides)  # type: ignore[arg-type]
+    except TypeError as error:
+        raise ValueError(f"-p overrides: {error}") from None
 
 
 @contextlib.contextmanager

@@ -13,6 +13,12 @@ from reprolib.papers.aim.setup import (
 )
 
 
+def grid(artifact, scale, **overrides):
+    """The cells of an artifact at a scale, with ``overrides`` validated as run_experiment does."""
+    experiment = get_experiment(artifact)
+    return experiment.cells(scale, experiment.settings_at(scale, overrides))
+
+
 def test_paper_profile_is_the_papers_grid():
     paper = PROFILES["paper"]
     assert PAPER_EPSILONS[0] == 0.01 and PAPER_EPSILONS[-1] == 100.0 and len(PAPER_EPSILONS) == 9
@@ -22,11 +28,10 @@ def test_paper_profile_is_the_papers_grid():
 
 @pytest.mark.parametrize("artifact", ["aim-fig1", "aim-fig2", "aim-fig3"])
 def test_figure_grids_cover_every_setting(artifact):
-    experiment = get_experiment(artifact)
-    cells = experiment.cells("paper", {})
+    cells = grid(artifact, "paper")
     assert len(cells) == 6 * 6 * 9 * 5  # datasets x mechanisms x epsilons x trials
     assert len(set(cells)) == len(cells)
-    assert experiment.cells("smoke", {"epsilons": [0.5, 2.0]})[0].epsilon == 0.5
+    assert grid(artifact, "smoke", epsilons=[0.5, 2.0])[0].epsilon == 0.5
 
 
 def test_workloads_use_natural_targets_and_fixed_seeds():
@@ -60,13 +65,13 @@ def test_study_grids_follow_their_settings():
     paper = STUDIES["paper"]
     assert paper.dataset == "fire" and paper.capacities_mb[0] == 1.25
     assert paper.capacities_mb[-1] == 1280.0 and len(paper.capacities_mb) == 11
-    capacity = get_experiment("aim-fig4ab").cells("paper", {})
+    capacity = grid("aim-fig4ab", "paper")
     assert len(capacity) == 11 * 2 * 5 and {c.dataset for c in capacity} == {"fire"}
     assert {c.params["max_model_size_mb"] for c in capacity} == set(paper.capacities_mb)
-    mwem = get_experiment("aim-fig7").cells("paper", {})
+    mwem = grid("aim-fig7", "paper")
     assert len(mwem) == 6 * 2 * 9 * len(paper.mwem_rounds) * 5
     assert {c.mechanism for c in mwem} == {"MWEM+PGM", "MWEM+RP"}
-    bounds = get_experiment("aim-fig4c").cells("small", {"epsilon": 3.0})
+    bounds = grid("aim-fig4c", "small", bounds_epsilon=3.0)
     assert {c.epsilon for c in bounds} == {3.0}
 
 
@@ -76,7 +81,7 @@ def test_derived_figures_read_the_recorded_aim_runs(artifact, source):
 
     recorded = run_experiment(source, scale="smoke", progress=False)
     aim = recorded[recorded["mechanism"] == "AIM"].iloc[0]
-    cells = get_experiment(artifact).cells("smoke", {})
+    cells = grid(artifact, "smoke")
     cell = next(c for c in cells if c.params.get("workload", "all-3way") == "all-3way")
     metrics = get_experiment(artifact).compute(cell, "cpu")
     if artifact == "aim-fig6":

@@ -36,13 +36,20 @@ SPEC = PaperSpec(
 '''
 
 TOY_GRID = '''
+import dataclasses
+
 from reprolib.experiments import Cell, Check, Experiment, Outcome
 from reprolib.privacy import eps_to_rho
 
 
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    epsilons: tuple[float, ...] = (0.5, 1.0, 2.0)
+
+
 def _cells(scale, settings):
     return [Cell(artifact="toy-fig1", mechanism="none", dataset="closed-form", epsilon=e,
-                 delta=1e-6, seed=0, params={}) for e in (0.5, 1.0, 2.0)]
+                 delta=1e-6, seed=0, params={}) for e in settings.epsilons]
 
 
 def _compute(cell, device):
@@ -55,7 +62,8 @@ def _rho_grows(context):
     return Outcome("pass" if grows else "fail", f"increasing: {grows}", "increasing")
 
 
-RHO = Experiment(artifact="toy-fig1", cells=_cells, compute=_compute)
+RHO = Experiment(artifact="toy-fig1", settings=Grid, defaults=lambda scale: Grid(),
+                 cells=_cells, compute=_compute)
 CHECKS = (Check(id="toy-rho-grows", artifact="toy-fig1", kind="claim", scale="smoke",
                 data="closed forms", description="rho grows with epsilon", evaluate=_rho_grows),)
 '''

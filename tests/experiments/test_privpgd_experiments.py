@@ -6,13 +6,21 @@ import pytest
 
 from reprolib.experiments import get_experiment, store_path
 from reprolib.papers.privpgd.experiments import CONSTRAINT, ERRORS_25, protected_query
-from reprolib.papers.privpgd.setup import DELTA, PROFILES, RERUN, build_mechanism, cell_params
+from reprolib.papers.privpgd.setup import (
+    DELTA,
+    PROFILES,
+    RERUN,
+    build_mechanism,
+    cell_params,
+    comparison_settings,
+)
 from reprolib.privacy import NeighbourRelation
 
 
 def test_comparison_grids_run_every_mechanism_at_their_figure_epsilon():
     for artifact, epsilon in (("privpgd-fig1", 2.5), ("privpgd-fig4", 1.0), ("privpgd-fig5", 0.2)):
-        cells = get_experiment(artifact).cells("small", {})
+        experiment = get_experiment(artifact)
+        cells = experiment.cells("small", experiment.settings_at("small"))
         profile = PROFILES["small"]
         assert len(cells) == len(profile.datasets) * len(RERUN) * profile.trials
         assert {c.epsilon for c in cells} == {epsilon} and {c.delta for c in cells} == {DELTA}
@@ -30,10 +38,10 @@ def test_distance_figures_and_tables_read_the_comparison_runs(artifact, source):
 
 def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_settings():
     for name in ("PGM+AIM", "PGM+MST"):
-        params = cell_params("small", {}, name)
+        params = cell_params(comparison_settings("small", 2.5), name)
         assert "privpgd" not in params  # PrivPGD's settings do not key the baselines' runs
         assert build_mechanism(name, params).traits.relation is NeighbourRelation.REPLACE_ONE
-    params = cell_params("small", {}, "PrivPGD")
+    params = cell_params(comparison_settings("small", 2.5), "PrivPGD")
     assert "pgm_iters" not in params
     privpgd = build_mechanism("PrivPGD", params, device="cpu").config
     assert privpgd.n_particles == PROFILES["small"].privpgd["n_particles"]
@@ -47,11 +55,12 @@ def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_setting
 
 
 def test_constraint_grid_sweeps_the_strength_on_two_datasets():
-    cells = CONSTRAINT.cells("small", {})
+    cells = CONSTRAINT.cells("small", CONSTRAINT.settings_at("small"))
+    comparison = ERRORS_25.cells("small", ERRORS_25.settings_at("small"))
     assert {c.dataset for c in cells} == {"income", "employment"}
     assert sorted({c.params["strength"] for c in cells}) == [0.0, 0.01, 0.1, 1.0, 10.0]
     assert {c.mechanism for c in cells} == {"PrivPGD"} and {c.epsilon for c in cells} == {2.5}
-    assert all(c.key != d.key for c, d in zip(cells, ERRORS_25.cells("small", {}), strict=False))
+    assert all(c.key != d.key for c, d in zip(cells, comparison, strict=False))
 
 
 def test_protected_query_follows_the_authors_income_weights():

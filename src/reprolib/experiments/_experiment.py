@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -21,20 +22,57 @@ from reprolib.experiments._scales import Scale, check_scale
 from reprolib.experiments._store import Cell, ResultsStore
 
 
+@dataclasses.dataclass(frozen=True)
+class NoSettings:
+    """The settings of an experiment that users cannot change (any override is refused)."""
+
+
+def no_settings(scale: Scale) -> NoSettings:
+    """The ``defaults`` of an experiment with :class:`NoSettings`, at every scale."""
+    del scale
+    return NoSettings()
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Experiment:
     """The runs behind one artifact.
 
     Attributes:
         artifact: the artifact id.
-        cells: ``cells(scale, overrides)`` -> the cells of the grid at that scale; ``overrides``
-            are user parameters (e.g. a different epsilon list) that change the grid.
+        settings: the frozen dataclass of what users may override (``run_experiment``'s
+            ``overrides``, a notebook's ``-p overrides``); its fields are all they may name.
+        defaults: ``defaults(scale)`` -> the ``settings`` instance of a scale, before overrides.
+        cells: ``cells(scale, settings)`` -> the cells of the grid at that scale.
         compute: ``compute(cell, device)`` -> the metrics of one cell.
     """
 
     artifact: str
-    cells: Callable[[Scale, Mapping[str, object]], list[Cell]]
+    settings: type
+    defaults: Callable[[Scale], Any]
+    cells: Callable[[Scale, Any], list[Cell]]
     compute: Callable[[Cell, str], Mapping[str, object]]
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.settings, type) and dataclasses.is_dataclass(self.settings)
+                and self.settings.__dataclass_params__.frozen):  # type: ignore[attr-defined]
+            raise TypeError(f"{self.artifact}: settings must be a frozen dataclass type, "
+                            f"got {self.settings!r}")
+
+    def settings_at(self, scale: Scale, overrides: Mapping[str, object] | None = None) -> Any:
+        """The scale's settings with ``overrides`` applied, validated.
+
+        Raises:
+            TypeError: an override names no field (the message lists the valid ones) or has the
+                wrong type (the message names the field and the type expected); ints are taken for
+                floats and lists for tuples.
+        """
+        from reprolib.mechanisms import make_config
+
+        if not isinstance(overrides, Mapping | None):
+            raise TypeError(f"overrides of {self.artifact} must be a dict of setting name -> "
+                            f"value, got {overrides!r}")
+        return make_config(self.settings, dict(overrides or {}), base=self.defaults(scale),
+                           owner=self.artifact)
 
 
 def get_experiment(artifact_id: str) -> Experiment:
@@ -68,11 +106,14 @@ def run_experiment(
 
     Cells already in the store are not recomputed, so a re-run is free and an interrupted run
     resumes. ``results_root`` redirects the store (default: :func:`reprolib._paths.results_dir`).
+    ``overrides`` change the experiment's settings (see :meth:`Experiment.settings_at`: unknown
+    names and wrong types raise a TypeError listing the valid fields).
     """
     scale = check_scale(scale)
     experiment = get_experiment(artifact_id)
+    settings = experiment.settings_at(scale, overrides)
     resolved = resolve_device(device)
-    cells = experiment.cells(scale, dict(overrides or {}))
+    cells = experiment.cells(scale, settings)
     return run_grid(
         cells,
         lambda cell: experiment.compute(cell, resolved),

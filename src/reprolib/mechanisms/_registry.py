@@ -107,24 +107,43 @@ def build(name: str, overrides: Mapping[str, Any] | None = None, **fixed: Any) -
     return cls(make_config(config, values, fixed=fixed, owner=name))
 
 
-def make_config(config: type, overrides: Mapping[str, Any], *,
+def make_config(config: type, overrides: Mapping[str, Any], *, base: Any = None,
                 fixed: Mapping[str, Any] | None = None, owner: str | None = None) -> Any:
-    """``config(**overrides, **fixed)`` after checking every name is a field and every override
-    has the field's type; errors list the valid fields or say which type was expected."""
+    """A ``config`` instance: ``base`` (default: the class's defaults) with ``overrides`` and
+    ``fixed`` applied, after checking that every name is a field and every override has the
+    field's type (see :func:`coerce`).
+
+    Args:
+        config: a dataclass (frozen by convention).
+        overrides: user values, validated and coerced.
+        base: an instance of ``config`` that supplies the values not overridden (e.g. a scale's
+            profile); None: the class's own defaults.
+        fixed: values set by code, checked only for unknown names.
+        owner: the name errors use (default: the class name).
+
+    Raises:
+        TypeError: an unknown name (the message lists the valid fields, sorted) or a value of the
+            wrong type (the message names the field and the expected type).
+    """
     fixed = fixed or {}
-    fields = {f.name: f for f in dataclasses.fields(config)}
+    fields = {f.name for f in dataclasses.fields(config) if f.init}
     who = owner or config.__name__
-    unknown = sorted(set(overrides) - set(fields)) + sorted(set(fixed) - set(fields))
+    unknown = sorted(set(overrides) - fields) + sorted(set(fixed) - fields)
     if unknown:
         raise TypeError(f"{who} has no setting(s) {unknown}; its settings are {sorted(fields)}")
+    if base is not None and not isinstance(base, config):
+        raise TypeError(f"base must be a {config.__name__}, got {type(base).__name__}")
     hints = typing.get_type_hints(config)
     values = {name: coerce(hints[name], value, f"{who}.{name}") for name, value in overrides.items()}
-    return config(**values, **fixed)
+    if base is None:
+        return config(**values, **fixed)
+    return dataclasses.replace(base, **values, **fixed)
 
 
 def coerce(hint: Any, value: Any, where: str) -> Any:
-    """``value`` as type ``hint`` where that loses nothing (int -> float, list -> tuple, a str
-    naming an enum member); otherwise a TypeError naming ``where`` and the expected type."""
+    """``value`` as type ``hint`` where that loses nothing: int -> float (never bool), list ->
+    tuple, a mapping's keys and values coerced, the value of an enum member -> the member;
+    otherwise a TypeError naming ``where`` and the expected type."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any:
         return value
@@ -134,24 +153,23 @@ def coerce(hint: Any, value: Any, where: str) -> Any:
                 return coerce(option, value, where)
             except TypeError:
                 continue
-        raise TypeError(f"{where} must be {_words(hint)}, got {value!r}")
+        raise TypeError(f"{where} must be {_words(hint)}, got {value!r} ({type(value).__name__})")
     if hint is type(None):
         if value is None:
             return None
         raise TypeError(f"{where} must be None, got {value!r}")
     if origin is typing.Literal:
-        if value in args:
+        if any(value == a and type(value) is type(a) for a in args):
             return value
         raise TypeError(f"{where} must be one of {list(args)}, got {value!r}")
     if origin is tuple:
-        if not isinstance(value, (list, tuple)):
-            raise TypeError(f"{where} must be a tuple, got {value!r}")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(coerce(args[0], v, where) for v in value)
-        if args and len(args) != len(value):
-            raise TypeError(f"{where} must have {len(args)} entries, got {value!r}")
-        return tuple(coerce(a, v, where) for a, v in zip(args, value, strict=True)) if args \
-            else tuple(value)
+        return _coerce_tuple(args, value, where)
+    if origin in (dict, Mapping):
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{where} must be {_words(hint)}, got {value!r}")
+        key_hint, value_hint = args or (Any, Any)
+        return {coerce(key_hint, k, f"{where} key"): coerce(value_hint, v, f"{where}[{k!r}]")
+                for k, v in value.items()}
     target = origin or hint
     if isinstance(target, type):
         if target is float and isinstance(value, int) and not isinstance(value, bool):
@@ -170,6 +188,22 @@ def coerce(hint: Any, value: Any, where: str) -> Any:
     return value
 
 
-def _words(hint: Any) -> str:
-    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+def _coerce_tuple(args: tuple[Any, ...], value: Any, where: str) -> tuple[Any, ...]:
+    """``value`` (a list or tuple) as ``tuple[args]``: ``(T, ...)`` any length, else exactly."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{where} must be a tuple (or list), got {value!r}")
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(coerce(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+    if not args:
+        return tuple(value)
+    if len(args) != len(value):
+        raise TypeError(f"{where} must have {len(args)} entries, got {value!r}")
+    return tuple(coerce(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value,
+                                                                            strict=True)))
 
+
+def _words(hint: Any) -> str:
+    """A type as a user reads it: ``float``, ``tuple[float, ...]``, ``int | None``."""
+    if typing.get_origin(hint) is None and isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "")

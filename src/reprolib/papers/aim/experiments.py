@@ -8,23 +8,25 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Mapping
 
 import numpy as np
 
-from reprolib.experiments._experiment import Experiment
+from reprolib.experiments._experiment import Experiment, NoSettings, no_settings
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
 from reprolib.papers.aim.setup import (
+    AIM_DATASETS,
     DELTA,
     PROFILES,
+    LossWeighting,
+    Profile,
     build_mechanism,
     build_workload,
-    cell_params,
     error_metrics,
     load_aim_dataset,
     load_cell_data,
     run_mechanism,
+    run_params,
 )
 
 FIGURE_WORKLOADS = {"aim-fig1": "all-3way", "aim-fig2": "target", "aim-fig3": "skewed"}
@@ -48,21 +50,15 @@ FIRE_ZERO_PAIRS = (
 TITANIC_ZERO_PAIRS = (("Pclass", "SibSp"), ("SibSp", "Embarked"))
 
 
-def _settings(scale: Scale, overrides: Mapping[str, object]) -> dict[str, object]:
-    profile = PROFILES[scale]
-    return {
-        "datasets": tuple(overrides.get("datasets") or profile.datasets),
-        "epsilons": tuple(overrides.get("epsilons") or profile.epsilons),
-        "trials": int(overrides.get("trials") or profile.trials),
-        "mechanisms": tuple(overrides.get("mechanisms") or profile.mechanisms),
-        "params": cell_params(scale, overrides),
-    }
+def _profile_params(profile: Profile) -> dict[str, object]:
+    return run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
+                      loss_weighting=profile.loss_weighting, attributes=profile.attributes)
 
 
 # -- Table 1: the taxonomy, read from each mechanism's declared traits ----------------------------
 
-def _taxonomy_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    del scale, overrides
+def _taxonomy_cells(scale: Scale, settings: NoSettings) -> list[Cell]:
+    del scale, settings
     return [Cell(artifact="aim-tab1", mechanism=m, dataset="none", epsilon=None, delta=None,
                  seed=0, params={"pgm_iters": 1}) for m in TAXONOMY_MECHANISMS]
 
@@ -76,12 +72,17 @@ def _taxonomy(cell: Cell, device: str) -> dict[str, object]:
 
 # -- Table 2: dataset statistics -----------------------------------------------------------------
 
-def _dataset_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    from reprolib.papers.aim.setup import AIM_DATASETS
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DatasetSettings:
+    """What users may change in Table 2: the datasets described (every scale: all six)."""
 
+    datasets: tuple[str, ...] = AIM_DATASETS
+
+
+def _dataset_cells(scale: Scale, settings: DatasetSettings) -> list[Cell]:
     del scale
     return [Cell(artifact="aim-tab2", mechanism="none", dataset=d, epsilon=None, delta=None,
-                 seed=0, params={}) for d in overrides.get("datasets") or AIM_DATASETS]
+                 seed=0, params={}) for d in settings.datasets]
 
 
 def _dataset_statistics(cell: Cell, device: str) -> dict[str, object]:
@@ -94,12 +95,12 @@ def _dataset_statistics(cell: Cell, device: str) -> dict[str, object]:
 # -- Figures 1-3: workload error against epsilon -------------------------------------------------
 
 def _figure_cells(artifact: str):
-    def cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-        s = _settings(scale, overrides)
+    def cells(scale: Scale, profile: Profile) -> list[Cell]:
+        params = {**_profile_params(profile), "workload": FIGURE_WORKLOADS[artifact]}
         return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
-                     params={**s["params"], "workload": FIGURE_WORKLOADS[artifact]})
-                for d, m, e, t in itertools.product(s["datasets"], s["mechanisms"],
-                                                    s["epsilons"], range(s["trials"]))]
+                     params=params)
+                for d, m, e, t in itertools.product(profile.datasets, profile.mechanisms,
+                                                    profile.epsilons, range(profile.trials))]
     return cells
 
 
@@ -113,12 +114,44 @@ def _workload_error_run(cell: Cell, device: str) -> dict[str, object]:
 
 # -- Table 3: AIM with and without structural zeros on fire --------------------------------------
 
-def _zeros_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    s = _settings(scale, overrides)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ZerosSettings:
+    """What users may change in Table 3 (the dataset and its attributes follow the scale: fire at
+    paper scale, else titanic, whose zero pairs stand in).
+
+    Attributes:
+        epsilons: the epsilon grid.
+        trials: seeds per setting.
+        pgm_iters: Private-PGM iterations per round and for the final fit.
+        max_model_size_mb: AIM's model capacity in MB.
+        loss_weighting: Private-PGM's loss.
+    """
+
+    epsilons: tuple[float, ...]
+    trials: int
+    pgm_iters: int
+    max_model_size_mb: float
+    loss_weighting: LossWeighting
+
+
+def zeros_settings(scale: Scale) -> ZerosSettings:
+    """Table 3's settings at a scale: the scale's profile."""
+    profile = PROFILES[scale]
+    return ZerosSettings(epsilons=profile.epsilons, trials=profile.trials,
+                         pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
+                         loss_weighting=profile.loss_weighting)
+
+
+def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:
     dataset = "fire" if scale == "paper" else "titanic"  # fire takes hours per run on a CPU
+    params = {**run_params(pgm_iters=settings.pgm_iters,
+                           max_model_size_mb=settings.max_model_size_mb,
+                           loss_weighting=settings.loss_weighting,
+                           attributes=PROFILES[scale].attributes), "workload": "all-3way"}
     return [Cell(artifact="aim-tab3", mechanism=m, dataset=dataset, epsilon=e, delta=DELTA,
-                 seed=t, params={**s["params"], "workload": "all-3way"})
-            for m, e, t in itertools.product(("AIM", "AIM+SZ"), s["epsilons"], range(s["trials"]))]
+                 seed=t, params=params)
+            for m, e, t in itertools.product(("AIM", "AIM+SZ"), settings.epsilons,
+                                             range(settings.trials))]
 
 
 def structural_zeros(data, pairs):
@@ -130,26 +163,29 @@ def structural_zeros(data, pairs):
 
 
 def _zeros_run(cell: Cell, device: str) -> dict[str, object]:
-    from reprolib.mechanisms.marginal.aim import AIM
-
     data = load_cell_data(cell)
     workload = build_workload("all-3way", data, cell.dataset)
     pairs = FIRE_ZERO_PAIRS if cell.dataset == "fire" else TITANIC_ZERO_PAIRS
     zeros = structural_zeros(data, pairs) if cell.mechanism == "AIM+SZ" else ()
-    config = build_mechanism("AIM", cell.params).config
-    aim = AIM(dataclasses.replace(config, structural_zeros=zeros))
+    aim = build_mechanism("AIM", cell.params, structural_zeros=zeros)
     result, seconds = run_mechanism(aim, data, workload, cell.epsilon, cell.seed)
     metrics = error_metrics(data, workload, result, seconds)
     metrics["structural_zeros"] = int(sum(len(z.cells) for z in zeros))
     return metrics
 
 
-TAXONOMY = Experiment(artifact="aim-tab1", cells=_taxonomy_cells, compute=_taxonomy)
-DATASETS = Experiment(artifact="aim-tab2", cells=_dataset_cells, compute=_dataset_statistics)
-ZEROS = Experiment(artifact="aim-tab3", cells=_zeros_cells, compute=_zeros_run)
-ALL_3WAY = Experiment(artifact="aim-fig1", cells=_figure_cells("aim-fig1"),
-                      compute=_workload_error_run)
-TARGET = Experiment(artifact="aim-fig2", cells=_figure_cells("aim-fig2"),
-                    compute=_workload_error_run)
-SKEWED = Experiment(artifact="aim-fig3", cells=_figure_cells("aim-fig3"),
-                    compute=_workload_error_run)
+def _dataset_settings(scale: Scale) -> DatasetSettings:
+    del scale
+    return DatasetSettings()
+
+
+TAXONOMY = Experiment(artifact="aim-tab1", settings=NoSettings, defaults=no_settings,
+                      cells=_taxonomy_cells, compute=_taxonomy)
+DATASETS = Experiment(artifact="aim-tab2", settings=DatasetSettings, defaults=_dataset_settings,
+                      cells=_dataset_cells, compute=_dataset_statistics)
+ZEROS = Experiment(artifact="aim-tab3", settings=ZerosSettings, defaults=zeros_settings,
+                   cells=_zeros_cells, compute=_zeros_run)
+ALL_3WAY, TARGET, SKEWED = (
+    Experiment(artifact=a, settings=Profile, defaults=PROFILES.__getitem__,
+               cells=_figure_cells(a), compute=_workload_error_run)
+    for a in ("aim-fig1", "aim-fig2", "aim-fig3"))

@@ -10,11 +10,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
+from typing import Literal
 
 import numpy as np
 
 from reprolib.data import Dataset, load_dataset
 from reprolib.experiments._scales import Scale
+from reprolib.mechanisms.pgm import LossWeighting
 from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
 
 PAPER_EPSILONS = tuple(round(10.0 ** (k / 2), 12) for k in range(-4, 5))
@@ -24,6 +26,9 @@ NATURAL_TARGETS = {"adult": "income>50K", "titanic": "Survived"}
 WORKLOAD_SEED = 0  # one seed for every random workload, so all mechanisms see the same queries
 WORKLOADS = ("all-3way", "target", "skewed")
 WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "Gaussian", "MWEM+RP")
+# the mechanisms the AIM experiments can build (``CONFIG_FROM_PARAMS``)
+Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "MST", "PrivBayes+PGM", "Independent",
+                    "Gaussian"]
 LOSS_WEIGHTING = "inverse-variance"  # Private-PGM's maximum-likelihood loss, as the reference code
 
 
@@ -39,6 +44,7 @@ class Profile:
         pgm_iters: Private-PGM iterations per round and for the final fit (paper code: 1000).
         max_model_size_mb: AIM's model capacity (paper: 80 MB).
         mechanisms: the mechanisms of Figures 1-3 that run at this scale.
+        loss_weighting: Private-PGM's loss (AIM's and MST's ``loss_weighting``).
     """
 
     datasets: tuple[str, ...]
@@ -47,10 +53,11 @@ class Profile:
     trials: int
     pgm_iters: int
     max_model_size_mb: float
-    mechanisms: tuple[str, ...]
+    mechanisms: tuple[Mechanism, ...]
+    loss_weighting: LossWeighting = LOSS_WEIGHTING
 
 
-FIGURE_MECHANISMS = ("AIM", "MWEM+PGM", "MST", "PrivBayes+PGM", "Independent", "Gaussian")
+FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "MST", "PrivBayes+PGM", "Independent", "Gaussian")
 NOT_RERUN = ("RAP", "GEM", "PrivMRF")  # the paper's other baselines; later work re-runs them
 
 PROFILES: dict[Scale, Profile] = {
@@ -74,14 +81,13 @@ def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Da
     return data.project([a for a in data.domain.attributes if a in attributes])
 
 
-def cell_params(scale: Scale, overrides: Mapping[str, object]) -> dict[str, object]:
-    """The run parameters every AIM experiment cell records: the scale's, or the user's overrides."""
-    profile = PROFILES[scale]
-    return {"pgm_iters": int(overrides.get("pgm_iters") or profile.pgm_iters),
-            "loss_weighting": str(overrides.get("loss_weighting") or LOSS_WEIGHTING),
-            "max_model_size_mb": float(overrides.get("max_model_size_mb")
-                                       or profile.max_model_size_mb),
-            "attributes": list(profile.attributes) if profile.attributes else None}
+def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str,
+               attributes: tuple[str, ...] | None) -> dict[str, object]:
+    """The run parameters every AIM experiment cell records (their keys, values and types are part
+    of the cell's key in the results store: change them and every stored run is recomputed)."""
+    return {"pgm_iters": int(pgm_iters), "loss_weighting": str(loss_weighting),
+            "max_model_size_mb": float(max_model_size_mb),
+            "attributes": list(attributes) if attributes else None}
 
 
 def load_cell_data(cell) -> Dataset:
@@ -102,42 +108,32 @@ def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
     raise ValueError(f"unknown workload {kind!r}; choose one of {WORKLOADS}")
 
 
-def build_mechanism(name: str, params: Mapping[str, object]):
-    """A mechanism of the AIM experiments, configured from a cell's parameters."""
-    iters = int(params["pgm_iters"])
-    weighting = str(params.get("loss_weighting", LOSS_WEIGHTING))
-    if name == "AIM":
-        from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
+# mechanism -> {config field: the cell parameter that sets it}; a parameter a cell does not record
+# leaves the config's default (MWEM's rounds outside Figure 7: None, that is d)
+CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str]] = {
+    "AIM": {"pgm_iters": "pgm_iters", "final_pgm_iters": "pgm_iters",
+            "max_model_size_mb": "max_model_size_mb", "loss_weighting": "loss_weighting"},
+    "MWEM+PGM": {"rounds": "rounds", "pgm_iters": "pgm_iters"},
+    "MWEM+RP": {"rounds": "rounds"},
+    "MST": {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters",
+            "loss_weighting": "loss_weighting"},
+    "PrivBayes+PGM": {"iters": "pgm_iters"},
+    "Independent": {"pgm_iters": "pgm_iters"},
+    "Gaussian": {},
+}
 
-        return AIM(AIMConfig(pgm_iters=iters, final_pgm_iters=iters,
-                             max_model_size_mb=float(params["max_model_size_mb"]),
-                             loss_weighting=weighting))
-    if name == "MWEM+PGM":
-        from reprolib.mechanisms.marginal.mwem_pgm import MWEMPGM, MWEMPGMConfig
 
-        return MWEMPGM(MWEMPGMConfig(rounds=params.get("rounds"), pgm_iters=iters))
-    if name == "MWEM+RP":
-        from reprolib.mechanisms.relaxed.mwem_rp import MWEMRelaxedProjection, MWEMRPConfig
+def build_mechanism(name: str, params: Mapping[str, object], **fixed: object):
+    """A mechanism of the AIM experiments, built from its typed config with a cell's parameters
+    (see ``CONFIG_FROM_PARAMS``); ``fixed`` are config values set by code (structural zeros)."""
+    from reprolib.mechanisms import build
 
-        return MWEMRelaxedProjection(MWEMRPConfig(rounds=params.get("rounds")))
-    if name == "MST":
-        from reprolib.mechanisms.marginal.mst import MST, MSTConfig
-
-        return MST(MSTConfig(pgm_iters=iters, selection_pgm_iters=iters,
-                             loss_weighting=weighting))
-    if name == "PrivBayes+PGM":
-        from reprolib.mechanisms.marginal.privbayes_pgm import PrivBayesPGM, PrivBayesPGMConfig
-
-        return PrivBayesPGM(PrivBayesPGMConfig(iters=iters))
-    if name == "Independent":
-        from reprolib.mechanisms.marginal.independent import Independent, IndependentConfig
-
-        return Independent(IndependentConfig(pgm_iters=iters))
-    if name == "Gaussian":
-        from reprolib.mechanisms.marginal.gaussian import GaussianWorkload
-
-        return GaussianWorkload()
-    raise ValueError(f"unknown mechanism {name!r}")
+    if name not in CONFIG_FROM_PARAMS:
+        raise ValueError(f"unknown mechanism {name!r}; the AIM experiments run "
+                         f"{sorted(CONFIG_FROM_PARAMS)}")
+    fields = CONFIG_FROM_PARAMS[name]
+    return build(name, {field: params[key] for field, key in fields.items() if key in params},
+                 **fixed)
 
 
 def run_mechanism(mechanism, data: Dataset, workload: Workload, epsilon: float, seed: int):

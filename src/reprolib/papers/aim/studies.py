@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from reprolib.experiments._experiment import Experiment, run_experiment
+from reprolib.experiments._experiment import Experiment, NoSettings, no_settings, run_experiment
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
 from reprolib.papers.aim.setup import (
     DELTA,
     PROFILES,
+    LossWeighting,
     build_mechanism,
     build_workload,
-    cell_params,
     error_metrics,
     load_cell_data,
     run_mechanism,
+    run_params,
 )
 
 
@@ -66,23 +66,50 @@ STUDIES: dict[Scale, StudySettings] = {
 }
 
 
-def _base_params(scale: Scale, overrides: Mapping[str, object]) -> dict[str, object]:
-    return {**cell_params(scale, overrides), "workload": "all-3way"}
-
-
-def _trials(scale: Scale, overrides: Mapping[str, object]) -> range:
-    return range(int(overrides.get("trials") or PROFILES[scale].trials))
+def _base_params(scale: Scale, **changed: object) -> dict[str, object]:
+    """The run parameters of the scale's profile, with ``changed`` ones, on all 3-way marginals."""
+    profile = dataclasses.replace(PROFILES[scale], **changed)
+    return {**run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
+                         loss_weighting=profile.loss_weighting, attributes=profile.attributes),
+            "workload": "all-3way"}
 
 
 # -- Figure 4 (a-b): runtime and error against model capacity ------------------------------------
 
-def _capacity_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    study, base = STUDIES[scale], _base_params(scale, overrides)
-    epsilons = tuple(overrides.get("epsilons") or study.capacity_epsilons)
-    return [Cell(artifact="aim-fig4ab", mechanism="AIM", dataset=study.dataset, epsilon=e,
-                 delta=DELTA, seed=t, params={**base, "max_model_size_mb": c})
-            for c, e, t in itertools.product(study.capacities_mb, epsilons,
-                                             _trials(scale, overrides))]
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CapacitySettings:
+    """What users may change in Figure 4 (a-b) (the dataset follows the scale, ``STUDIES``).
+
+    Attributes:
+        capacity_epsilons: the epsilons, one panel each.
+        capacities_mb: the model capacities (AIM's ``max_model_size_mb``), in MB.
+        trials: seeds per setting.
+        pgm_iters: Private-PGM iterations per round and for the final fit.
+        loss_weighting: Private-PGM's loss.
+    """
+
+    capacity_epsilons: tuple[float, ...]
+    capacities_mb: tuple[float, ...]
+    trials: int
+    pgm_iters: int
+    loss_weighting: LossWeighting
+
+
+def capacity_settings(scale: Scale) -> CapacitySettings:
+    """Figure 4 (a-b)'s settings at a scale: ``STUDIES`` and the scale's profile."""
+    study, profile = STUDIES[scale], PROFILES[scale]
+    return CapacitySettings(capacity_epsilons=study.capacity_epsilons,
+                            capacities_mb=study.capacities_mb, trials=profile.trials,
+                            pgm_iters=profile.pgm_iters, loss_weighting=profile.loss_weighting)
+
+
+def _capacity_cells(scale: Scale, settings: CapacitySettings) -> list[Cell]:
+    base = _base_params(scale, pgm_iters=settings.pgm_iters,
+                        loss_weighting=settings.loss_weighting)
+    return [Cell(artifact="aim-fig4ab", mechanism="AIM", dataset=STUDIES[scale].dataset,
+                 epsilon=e, delta=DELTA, seed=t, params={**base, "max_model_size_mb": c})
+            for c, e, t in itertools.product(settings.capacities_mb, settings.capacity_epsilons,
+                                             range(settings.trials))]
 
 
 def _capacity_run(cell: Cell, device: str) -> dict[str, object]:
@@ -97,12 +124,41 @@ def _capacity_run(cell: Cell, device: str) -> dict[str, object]:
 
 # -- Figure 4 (c): true error against the Section 5 bound, per marginal --------------------------
 
-def _bounds_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    study = STUDIES[scale]
-    epsilon = float(overrides.get("epsilon") or study.bounds_epsilon)
-    return [Cell(artifact="aim-fig4c", mechanism="AIM", dataset=study.dataset, epsilon=epsilon,
-                 delta=DELTA, seed=t, params=_base_params(scale, overrides))
-            for t in _trials(scale, overrides)]
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class BoundsSettings:
+    """What users may change in Figure 4 (c) (the dataset follows the scale, ``STUDIES``).
+
+    Attributes:
+        bounds_epsilon: the epsilon of the runs.
+        trials: seeds.
+        pgm_iters: Private-PGM iterations per round and for the final fit.
+        max_model_size_mb: AIM's model capacity in MB.
+        loss_weighting: Private-PGM's loss.
+    """
+
+    bounds_epsilon: float
+    trials: int
+    pgm_iters: int
+    max_model_size_mb: float
+    loss_weighting: LossWeighting
+
+
+def bounds_settings(scale: Scale) -> BoundsSettings:
+    """Figure 4 (c)'s settings at a scale: ``STUDIES`` and the scale's profile."""
+    profile = PROFILES[scale]
+    return BoundsSettings(bounds_epsilon=STUDIES[scale].bounds_epsilon, trials=profile.trials,
+                          pgm_iters=profile.pgm_iters,
+                          max_model_size_mb=profile.max_model_size_mb,
+                          loss_weighting=profile.loss_weighting)
+
+
+def _bounds_cells(scale: Scale, settings: BoundsSettings) -> list[Cell]:
+    params = _base_params(scale, pgm_iters=settings.pgm_iters,
+                          max_model_size_mb=settings.max_model_size_mb,
+                          loss_weighting=settings.loss_weighting)
+    return [Cell(artifact="aim-fig4c", mechanism="AIM", dataset=STUDIES[scale].dataset,
+                 epsilon=settings.bounds_epsilon, delta=DELTA, seed=t, params=params)
+            for t in range(settings.trials)]
 
 
 def _bounds_run(cell: Cell, device: str) -> dict[str, object]:
@@ -137,14 +193,15 @@ def _aim_runs(source: str, scale: str) -> pd.DataFrame:
     return runs[runs["mechanism"] == "AIM"]
 
 
-def _matching_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
+def _matching_cells(scale: Scale, settings: NoSettings) -> list[Cell]:
+    del settings  # the runs of Figures 1-3 at the scale's settings decide the grid
     cells = []
     for workload, source in SOURCE_ARTIFACTS.items():
         runs = _aim_runs(source, scale)
         for dataset, epsilon in sorted(set(zip(runs["dataset"], runs["epsilon"], strict=True))):
             cells.append(Cell(artifact="aim-fig5", mechanism="AIM", dataset=dataset,
                               epsilon=float(epsilon), delta=DELTA, seed=0,
-                              params={**_base_params(scale, overrides), "workload": workload,
+                              params={**_base_params(scale), "workload": workload,
                                       "source": source, "scale": scale}))
     return cells
 
@@ -161,7 +218,8 @@ def _matching_run(cell: Cell, device: str) -> dict[str, object]:
             "matching_fraction": matching_fraction(data, workload, error)}
 
 
-def _runtime_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
+def _runtime_cells(scale: Scale, settings: NoSettings) -> list[Cell]:
+    del settings  # the runs of Figure 1 at the scale's settings decide the grid
     runs = _aim_runs("aim-fig1", scale)
     return [Cell(artifact="aim-fig6", mechanism="AIM", dataset=d, epsilon=float(e), delta=DELTA,
                  seed=int(s), params={"source": "aim-fig1", "scale": scale})
@@ -184,15 +242,40 @@ def _runtime_run(cell: Cell, device: str) -> dict[str, object]:
 MWEM_VARIANTS = ("MWEM+PGM", "MWEM+RP")
 
 
-def _mwem_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    profile, study, base = PROFILES[scale], STUDIES[scale], _base_params(scale, overrides)
-    datasets = tuple(overrides.get("datasets") or profile.datasets)
-    epsilons = tuple(overrides.get("epsilons") or profile.epsilons)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MWEMSettings:
+    """What users may change in Figure 7.
+
+    Attributes:
+        datasets: AIM benchmark datasets.
+        epsilons: the epsilon grid.
+        mwem_rounds: the round counts T.
+        trials: seeds per setting.
+        pgm_iters: Private-PGM iterations per round of MWEM+PGM.
+    """
+
+    datasets: tuple[str, ...]
+    epsilons: tuple[float, ...]
+    mwem_rounds: tuple[int, ...]
+    trials: int
+    pgm_iters: int
+
+
+def mwem_settings(scale: Scale) -> MWEMSettings:
+    """Figure 7's settings at a scale: the scale's profile and ``STUDIES``."""
+    profile = PROFILES[scale]
+    return MWEMSettings(datasets=profile.datasets, epsilons=profile.epsilons,
+                        mwem_rounds=STUDIES[scale].mwem_rounds, trials=profile.trials,
+                        pgm_iters=profile.pgm_iters)
+
+
+def _mwem_cells(scale: Scale, settings: MWEMSettings) -> list[Cell]:
+    base = _base_params(scale, pgm_iters=settings.pgm_iters)
     return [Cell(artifact="aim-fig7", mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
                  params={**base, "rounds": rounds})
-            for d, m, e, rounds, t in itertools.product(datasets, MWEM_VARIANTS, epsilons,
-                                                         study.mwem_rounds,
-                                                         _trials(scale, overrides))]
+            for d, m, e, rounds, t in itertools.product(settings.datasets, MWEM_VARIANTS,
+                                                         settings.epsilons, settings.mwem_rounds,
+                                                         range(settings.trials))]
 
 
 def _mwem_run(cell: Cell, device: str) -> dict[str, object]:
@@ -203,8 +286,13 @@ def _mwem_run(cell: Cell, device: str) -> dict[str, object]:
     return error_metrics(data, workload, result, seconds)
 
 
-CAPACITY = Experiment(artifact="aim-fig4ab", cells=_capacity_cells, compute=_capacity_run)
-BOUNDS = Experiment(artifact="aim-fig4c", cells=_bounds_cells, compute=_bounds_run)
-MATCHING = Experiment(artifact="aim-fig5", cells=_matching_cells, compute=_matching_run)
-RUNTIME = Experiment(artifact="aim-fig6", cells=_runtime_cells, compute=_runtime_run)
-MWEM_GENERATORS = Experiment(artifact="aim-fig7", cells=_mwem_cells, compute=_mwem_run)
+CAPACITY = Experiment(artifact="aim-fig4ab", settings=CapacitySettings,
+                      defaults=capacity_settings, cells=_capacity_cells, compute=_capacity_run)
+BOUNDS = Experiment(artifact="aim-fig4c", settings=BoundsSettings, defaults=bounds_settings,
+                    cells=_bounds_cells, compute=_bounds_run)
+MATCHING = Experiment(artifact="aim-fig5", settings=NoSettings, defaults=no_settings,
+                      cells=_matching_cells, compute=_matching_run)
+RUNTIME = Experiment(artifact="aim-fig6", settings=NoSettings, defaults=no_settings,
+                     cells=_runtime_cells, compute=_runtime_run)
+MWEM_GENERATORS = Experiment(artifact="aim-fig7", settings=MWEMSettings, defaults=mwem_settings,
+                             cells=_mwem_cells, compute=_mwem_run)

@@ -7,7 +7,7 @@ back to (a round-trip check). Closed forms only: no data, no randomness.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -31,14 +31,32 @@ def target_epsilons(scale: Scale) -> list[float]:
     return sorted(grid | set(QUOTED_EPSILONS))
 
 
-def _cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    epsilons = overrides.get("epsilons") or target_epsilons(scale)
-    deltas = overrides.get("deltas") or DELTAS
-    sensitivity = float(overrides.get("sensitivity", 1.0))
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ConversionSettings:
+    """What users may change in the conversions grid.
+
+    Attributes:
+        epsilons: the target epsilons.
+        deltas: the deltas of the (epsilon, delta) targets.
+        sensitivity: the L2 sensitivity of the query whose Gaussian sigma is recorded.
+    """
+
+    epsilons: tuple[float, ...]
+    deltas: tuple[float, ...] = DELTAS
+    sensitivity: float = 1.0
+
+
+def default_settings(scale: Scale) -> ConversionSettings:
+    """The grid of a scale: :func:`target_epsilons`, both deltas, sensitivity 1."""
+    return ConversionSettings(epsilons=tuple(target_epsilons(scale)))
+
+
+def _cells(scale: Scale, settings: ConversionSettings) -> list[Cell]:
+    del scale  # the scale's grid is in the settings
     return [
-        Cell(artifact=ARTIFACT, mechanism=bound, dataset="closed-form", epsilon=float(eps),
-             delta=float(delta), seed=0, params={"sensitivity": sensitivity})
-        for bound in BOUNDS for delta in deltas for eps in epsilons
+        Cell(artifact=ARTIFACT, mechanism=bound, dataset="closed-form", epsilon=eps, delta=delta,
+             seed=0, params={"sensitivity": settings.sensitivity})
+        for bound in BOUNDS for delta in settings.deltas for eps in settings.epsilons
     ]
 
 
@@ -52,7 +70,8 @@ def _compute(cell: Cell, device: str) -> dict[str, float]:
     }
 
 
-CONVERSIONS = Experiment(artifact=ARTIFACT, cells=_cells, compute=_compute)
+CONVERSIONS = Experiment(artifact=ARTIFACT, settings=ConversionSettings,
+                         defaults=default_settings, cells=_cells, compute=_compute)
 
 
 def value_at(frame, *, bound: str, delta: float, epsilon: float, metric: str) -> float:

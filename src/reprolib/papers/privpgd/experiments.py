@@ -7,45 +7,55 @@ domain-constraint penalty. Settings live in :mod:`reprolib.papers.privpgd.setup`
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from reprolib.experiments._experiment import Experiment
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
+from reprolib.papers.privpgd.data import SubstituteMode
 from reprolib.papers.privpgd.setup import (
     DELTA,
     FIGURE_EPSILONS,
     PROFILES,
-    RERUN,
+    ComparisonSettings,
     build_mechanism,
     cell_params,
+    check_privpgd_settings,
+    comparison_settings,
+    data_params,
     dataset_attributes,
     evaluation_data,
+    privpgd_params,
     run_and_evaluate,
 )
 
 
-def _grid(artifact: str, scale: Scale, overrides: Mapping[str, object], mechanisms, extra):
-    """Cells over datasets x mechanisms x ``extra`` (a list of param dicts) x trials."""
-    profile = PROFILES[scale]
-    datasets = tuple(overrides.get("datasets") or profile.datasets)
-    trials = int(overrides.get("trials") or profile.trials)
-    epsilon = float(overrides.get("epsilon") or FIGURE_EPSILONS.get(artifact, 2.5))
+def _cells(artifact: str, datasets: tuple[str, ...], mechanisms: tuple[str, ...],
+           extra: list[dict[str, object]], trials: int, epsilon: float,
+           params_of: Callable[[str], dict[str, object]],
+           attributes: Mapping[str, tuple[str, ...]] | None) -> list[Cell]:
+    """Cells over datasets x mechanisms x ``extra`` (a list of param dicts) x trials;
+    ``params_of(mechanism)`` are a mechanism's recorded settings."""
     return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=epsilon, delta=DELTA, seed=t,
-                 params={**cell_params(scale, overrides, m),
-                         "attributes": dataset_attributes(scale, d), **x})
+                 params={**params_of(m), "attributes": dataset_attributes(attributes, d), **x})
             for d, m, x, t in itertools.product(datasets, mechanisms, extra, range(trials))]
 
 
 # -- Figures 1, 4, 5 (and 2, 6, 7, Tables 1-6): PrivPGD against the PGM baselines ----------------
 
 def _comparison_cells(artifact: str):
-    def cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-        mechanisms = tuple(overrides.get("mechanisms") or RERUN)
-        return _grid(artifact, scale, overrides, mechanisms, [{}])
+    def cells(scale: Scale, settings: ComparisonSettings) -> list[Cell]:
+        del scale  # the scale's profile is in the settings
+        if "PrivPGD" in settings.mechanisms:
+            check_privpgd_settings(settings.privpgd, settings.calibration, artifact)
+        return _cells(artifact, settings.datasets, settings.mechanisms, [{}], settings.trials,
+                      settings.epsilon, functools.partial(cell_params, settings),
+                      settings.attributes)
     return cells
 
 
@@ -81,11 +91,46 @@ def protected_query(dataset: str, attributes: tuple[str, ...]) -> tuple[tuple[fl
     return theta, threshold
 
 
-def _constraint_cells(scale: Scale, overrides: Mapping[str, object]) -> list[Cell]:
-    strengths = tuple(overrides.get("strengths") or STRENGTHS[scale])
-    datasets = tuple(overrides.get("datasets") or CONSTRAINT_DATASETS)
-    return _grid("privpgd-fig3", scale, {**overrides, "datasets": datasets}, ("PrivPGD",),
-                 [{"strength": float(s)} for s in strengths])
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ConstraintSettings:
+    """What users may change in Figure 3 (the attributes kept follow the scale's profile).
+
+    Attributes:
+        datasets: the paper's dataset names (the paper: Income and Employment).
+        strengths: the penalty strengths lambda.
+        epsilon: the epsilon of the runs.
+        trials: runs per setting.
+        substitute: ``load_privpgd_dataset``'s mode.
+        max_records: keep the first ``max_records`` rows of each split (None: all).
+        privpgd: PrivPGD settings that differ from the paper's defaults.
+        calibration: PrivPGD's noise calibration.
+    """
+
+    datasets: tuple[str, ...] = CONSTRAINT_DATASETS
+    strengths: tuple[float, ...]
+    epsilon: float = 2.5
+    trials: int
+    substitute: SubstituteMode
+    max_records: int | None
+    privpgd: Mapping[str, int | float]
+    calibration: str = "paper"
+
+
+def constraint_settings(scale: Scale) -> ConstraintSettings:
+    """Figure 3's settings at a scale: ``STRENGTHS`` and the scale's profile."""
+    profile = PROFILES[scale]
+    return ConstraintSettings(strengths=STRENGTHS[scale], trials=profile.trials,
+                              substitute=profile.substitute, max_records=profile.max_records,
+                              privpgd=profile.privpgd)
+
+
+def _constraint_cells(scale: Scale, settings: ConstraintSettings) -> list[Cell]:
+    check_privpgd_settings(settings.privpgd, settings.calibration, "privpgd-fig3")
+    params = {**data_params(settings.substitute, settings.max_records),
+              **privpgd_params(settings.privpgd, settings.calibration)}
+    return _cells("privpgd-fig3", settings.datasets, ("PrivPGD",),
+                  [{"strength": float(s)} for s in settings.strengths], settings.trials,
+                  settings.epsilon, lambda mechanism: params, PROFILES[scale].attributes)
 
 
 def _constraint_run(cell: Cell, device: str) -> dict[str, object]:
@@ -114,6 +159,10 @@ def _constraint_run(cell: Cell, device: str) -> dict[str, object]:
 
 
 ERRORS_25, ERRORS_10, ERRORS_02 = (
-    Experiment(artifact=a, cells=_comparison_cells(a), compute=_comparison_run)
+    Experiment(artifact=a, settings=ComparisonSettings,
+               defaults=functools.partial(comparison_settings, epsilon=FIGURE_EPSILONS[a]),
+               cells=_comparison_cells(a), compute=_comparison_run)
     for a in ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5"))
-CONSTRAINT = Experiment(artifact="privpgd-fig3", cells=_constraint_cells, compute=_constraint_run)
+CONSTRAINT = Experiment(artifact="privpgd-fig3", settings=ConstraintSettings,
+                        defaults=constraint_settings, cells=_constraint_cells,
+                        compute=_constraint_run)

@@ -12,21 +12,22 @@ import dataclasses
 import functools
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
 from reprolib.data import Dataset
 from reprolib.experiments._scales import Scale
-from reprolib.papers.privpgd.data import PRIVPGD_DATASETS, load_privpgd_dataset
+from reprolib.papers.privpgd.data import PRIVPGD_DATASETS, SubstituteMode, load_privpgd_dataset
 
 if TYPE_CHECKING:
     from reprolib.metrics import CountingQueries, ThresholdingQueries
 
 DELTA = 1e-5
 FIGURE_EPSILONS = {"privpgd-fig1": 2.5, "privpgd-fig4": 1.0, "privpgd-fig5": 0.2}
-RERUN = ("PrivPGD", "PGM+AIM", "PGM+MST")
+RerunMechanism = Literal["PrivPGD", "PGM+AIM", "PGM+MST"]
+RERUN: tuple[RerunMechanism, ...] = get_args(RerunMechanism)
 NOT_RERUN = ("Private GSD", "GEM", "RAP")  # the paper's other baselines; later work re-runs them
 SPLIT_SEED = 0  # the 80/20 split; the authors used scikit-learn's with seed 42
 QUERY_SEED = 0  # the 200 counting and 200 thresholding queries, drawn once per dataset
@@ -43,17 +44,18 @@ class Profile:
         attributes: per dataset, keep only these attributes (the target always stays); smoke only.
         max_records: keep the first ``max_records`` rows of the train and test splits (None: all).
         trials: runs per setting (paper: 5).
-        privpgd: PrivPGD settings that differ from the paper's defaults.
+        privpgd: PrivPGD settings that differ from the paper's defaults (``PrivPGDConfig`` fields
+            other than ``calibration``, ``constraint`` and ``device``).
         pgm_iters: Private-PGM iterations of the baselines (PrivPGD paper: 3000).
         max_model_size_mb: PGM+AIM's model capacity (PrivPGD paper: 80 MB).
     """
 
     datasets: tuple[str, ...]
-    substitute: str
+    substitute: SubstituteMode
     attributes: Mapping[str, tuple[str, ...]] | None
     max_records: int | None
     trials: int
-    privpgd: Mapping[str, int]
+    privpgd: Mapping[str, int | float]
     pgm_iters: int
     max_model_size_mb: float
 
@@ -83,31 +85,76 @@ PROFILES: dict[Scale, Profile] = {
 }
 
 
-def cell_params(scale: Scale, overrides: Mapping[str, object],
-                mechanism: str) -> dict[str, object]:
-    """The run parameters a cell of ``mechanism`` records (the scale's, or the overrides): the
-    data's, and the mechanism's own settings only, so changing PrivPGD's settings re-runs PrivPGD
-    and not the baselines."""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ComparisonSettings(Profile):
+    """What users may change in Figures 1, 4 and 5: the scale's profile and these.
+
+    Attributes:
+        epsilon: the figure's epsilon (``FIGURE_EPSILONS``).
+        mechanisms: the mechanisms re-run (of ``RERUN``).
+        calibration: PrivPGD's noise calibration (``PrivPGDConfig.calibration``).
+    """
+
+    epsilon: float
+    mechanisms: tuple[RerunMechanism, ...] = RERUN
+    calibration: str = "paper"
+
+
+def comparison_settings(scale: Scale, epsilon: float) -> ComparisonSettings:
+    """The settings of a comparison figure at ``epsilon``: the scale's profile."""
     profile = PROFILES[scale]
-    params: dict[str, object] = {
-        "substitute": str(overrides.get("substitute") or profile.substitute),
-        "max_records": overrides.get("max_records", profile.max_records),
-    }
+    return ComparisonSettings(**{f.name: getattr(profile, f.name)
+                                 for f in dataclasses.fields(profile)}, epsilon=epsilon)
+
+
+_SET_ELSEWHERE = ("calibration", "constraint", "device")  # a setting of its own, or the run's
+
+
+def check_privpgd_settings(privpgd: Mapping[str, int | float], calibration: str,
+                           owner: str) -> None:
+    """Refuse, before any run, PrivPGD settings that its config would refuse when built.
+
+    Raises:
+        TypeError: a name that is not a ``PrivPGDConfig`` field one may set here, or a value of
+            the wrong type (see ``reprolib.mechanisms.make_config``).
+    """
+    from reprolib.mechanisms import config_class, make_config
+
+    elsewhere = sorted(set(privpgd) & set(_SET_ELSEWHERE))
+    if elsewhere:
+        raise TypeError(f"{owner}.privpgd cannot set {elsewhere}: calibration is a setting of its "
+                        "own, the constraint and the device are set by the run")
+    make_config(config_class("PrivPGD"), {**privpgd, "calibration": calibration},
+                owner=f"{owner}.privpgd")
+
+
+def data_params(substitute: str, max_records: int | None) -> dict[str, object]:
+    """The data parameters every cell records (its key in the results store depends on them)."""
+    return {"substitute": str(substitute), "max_records": max_records}
+
+
+def privpgd_params(privpgd: Mapping[str, int | float], calibration: str) -> dict[str, object]:
+    """The parameters a PrivPGD cell records besides the data's."""
+    return {"privpgd": dict(privpgd), "calibration": str(calibration)}
+
+
+def cell_params(settings: ComparisonSettings, mechanism: str) -> dict[str, object]:
+    """The run parameters a cell of ``mechanism`` records: the data's, and the mechanism's own
+    settings only, so changing PrivPGD's settings re-runs PrivPGD and not the baselines."""
+    params = data_params(settings.substitute, settings.max_records)
     if mechanism == "PrivPGD":
-        params.update(privpgd=dict(overrides.get("privpgd") or profile.privpgd),
-                      calibration=str(overrides.get("calibration") or "paper"))
-    else:
-        params["pgm_iters"] = int(overrides.get("pgm_iters") or profile.pgm_iters)
+        return {**params, **privpgd_params(settings.privpgd, settings.calibration)}
+    params["pgm_iters"] = int(settings.pgm_iters)
     if mechanism == "PGM+AIM":
-        params["max_model_size_mb"] = float(overrides.get("max_model_size_mb")
-                                            or profile.max_model_size_mb)
+        params["max_model_size_mb"] = float(settings.max_model_size_mb)
     return params
 
 
-def dataset_attributes(scale: Scale, dataset: str) -> list[str] | None:
-    """The attributes a scale keeps of ``dataset`` (the target added later), or None for all."""
-    attributes = (PROFILES[scale].attributes or {}).get(dataset)
-    return list(attributes) if attributes else None
+def dataset_attributes(attributes: Mapping[str, tuple[str, ...]] | None,
+                       dataset: str) -> list[str] | None:
+    """The attributes kept of ``dataset`` (the target added later), or None for all."""
+    kept = (attributes or {}).get(dataset)
+    return list(kept) if kept else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,30 +202,32 @@ def evaluation_data(cell) -> EvaluationData:
                             cell.params.get("max_records"))
 
 
+# mechanism -> (its registered name, {config field: the cell parameter that sets it}); PrivPGD also
+# takes the recorded ``privpgd`` settings
+CONFIG_FROM_PARAMS: dict[str, tuple[str, dict[str, str]]] = {
+    "PrivPGD": ("PrivPGD", {"calibration": "calibration"}),
+    "PGM+AIM": ("AIM", {"pgm_iters": "pgm_iters", "final_pgm_iters": "pgm_iters",
+                        "max_model_size_mb": "max_model_size_mb"}),
+    "PGM+MST": ("MST", {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters"}),
+}
+
+
 def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "auto",
                     constraint=None):
-    """PrivPGD or a PGM baseline, configured from a cell's parameters (baselines under the
-    PrivPGD paper's replace-one relation: sensitivity sqrt(2) per Gaussian, 2 per selection)."""
+    """PrivPGD or a PGM baseline, built from its typed config with a cell's parameters (see
+    ``CONFIG_FROM_PARAMS``; baselines under the PrivPGD paper's replace-one relation: sensitivity
+    sqrt(2) per Gaussian, 2 per selection)."""
+    from reprolib.mechanisms import build
     from reprolib.privacy import NeighbourRelation
 
-    replace_one = NeighbourRelation.REPLACE_ONE
+    if name not in CONFIG_FROM_PARAMS:
+        raise ValueError(f"unknown mechanism {name!r}; the PrivPGD experiments re-run {RERUN}")
+    registered, fields = CONFIG_FROM_PARAMS[name]
+    overrides = {field: params[key] for field, key in fields.items()}
     if name == "PrivPGD":
-        from reprolib.mechanisms.particles.privpgd import PrivPGD, PrivPGDConfig
-
-        return PrivPGD(PrivPGDConfig(**dict(params["privpgd"]), constraint=constraint,
-                                     calibration=str(params["calibration"]), device=device))
-    if name == "PGM+AIM":
-        from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
-
-        iters = int(params["pgm_iters"])
-        return AIM(AIMConfig(pgm_iters=iters, final_pgm_iters=iters, relation=replace_one,
-                             max_model_size_mb=float(params["max_model_size_mb"])))
-    if name == "PGM+MST":
-        from reprolib.mechanisms.marginal.mst import MST, MSTConfig
-
-        iters = int(params["pgm_iters"])
-        return MST(MSTConfig(pgm_iters=iters, selection_pgm_iters=iters, relation=replace_one))
-    raise ValueError(f"unknown mechanism {name!r}; the PrivPGD experiments re-run {RERUN}")
+        return build(registered, {**params["privpgd"], **overrides}, constraint=constraint,
+                     device=device)
+    return build(registered, overrides, relation=NeighbourRelation.REPLACE_ONE)
 
 
 def run_and_evaluate(mechanism, data: EvaluationData, epsilon: float,
