@@ -44,13 +44,22 @@ TABLE_CSS = [
     {"selector": "", "props": "width: 100%; border-collapse: collapse; font-size: 0.85em;"},
     {"selector": "th", "props": "text-align: left; vertical-align: bottom;"},
     {"selector": "td", "props": "vertical-align: top; white-space: normal; "
-                                "overflow-wrap: anywhere; padding: 0.3em 0.5em;"},
+                                "overflow-wrap: break-word; padding: 0.3em 0.5em;"},
 ]
 
 
 def small(text: str) -> str:
     """Secondary text under a cell's main words."""
     return f"<br><small>{escape(text)}</small>" if text else ""
+
+
+pages = dict(zip(artifacts["artifact"], artifacts["page"], strict=True))
+
+
+def linked(artifact: str) -> str:
+    """The artifact's id, unbroken, as a link to its page where it has one."""
+    words = f'<a href="{pages[artifact]}">{artifact}</a>' if pages[artifact] else artifact
+    return f'<span style="white-space: nowrap">{words}</span>'
 
 
 def show(frame):
@@ -75,14 +84,13 @@ def show(frame):
 
 # %% tags=["hide-input"]
 counts = artifacts["status"].value_counts()
-print(f"{len(artifacts)} artifacts: " + ", ".join(
+print(f"{len(artifacts)} artifact{'s' * (len(artifacts) != 1)}: " + ", ".join(
     f"{counts[status]} {status}" for status in reversed(STATUSES) if status in counts))
 
 # %% tags=["hide-input", "full-width"]
 show(artifacts.assign(
     paper=[papers.paper(key).caption for key in artifacts["paper"]],
-    artifact=[f'<a href="{page}">{escape(id_)}</a>' if page else escape(id_)
-              for id_, page in zip(artifacts["artifact"], artifacts["page"], strict=True)],
+    artifact=artifacts["artifact"].map(linked),
     shows=artifacts["title"].map(escape),
     status=[f"<b>{status}</b>{small(note)}"
             for status, note in zip(artifacts["status"], artifacts["note"], strict=True)],
@@ -112,7 +120,7 @@ print(f"{tally.get('pass', 0)} of {len(card)} checks pass" + "; " * bool(others)
 # %% tags=["hide-input", "full-width"]
 show(card.assign(
     paper=[papers.paper(key).caption for key in card["paper"]],
-    artifact=[check.artifact for check, _ in evaluated],
+    artifact=[linked(check.artifact) for check, _ in evaluated],
     check=[f"{escape(description)}{small(id_)}" + (f"<br><em>Our finding:</em> {escape(note)}"
                                                     if note else "")
            for description, id_, note in zip(card["description"], card["check"], card["note"],
