@@ -7,7 +7,14 @@ import nbformat
 import pytest
 
 from reprolib import cli
-from reprolib.experiments import Artifact, ResultsStore, artifacts_of
+from reprolib.experiments import (
+    Artifact,
+    Cell,
+    ResultsStore,
+    artifacts_of,
+    collect_provenance,
+    open_store,
+)
 
 
 def test_list_shows_every_artifact(capsys):
@@ -16,6 +23,17 @@ def test_list_shows_every_artifact(capsys):
     for artifact in artifacts_of():
         assert artifact.id in out
     assert "(not yet written)" in out
+
+
+def test_list_shows_each_artifacts_status(capsys, scratch_dirs):
+    assert cli.main(["list", "--paper", "preliminaries"]) == 0
+    assert capsys.readouterr().out.split("\n")[1].endswith("not re-run")
+    store = open_store("prelim-conversions", "small")
+    store.append(Cell(artifact="prelim-conversions", mechanism="gaussian", dataset="closed-form",
+                      epsilon=1.0, delta=1e-9, seed=0, params={}), scale="small", metrics={},
+                 wall_time_s=0.0, provenance=collect_provenance("cpu"))
+    assert cli.main(["list", "--paper", "preliminaries"]) == 0
+    assert capsys.readouterr().out.split("\n")[1].endswith("whole design")
 
 
 def test_python_dash_m_works():

@@ -13,48 +13,123 @@
 # %% [markdown]
 # # Scorecard
 #
-# Every reproduction check of the book, evaluated on the results recorded in `results/` when this
-# page was built (`reprolib check` prints the same table). Kinds: **exact** (must match exactly),
-# **band** (within a stated tolerance of the paper's number), **claim** (a paper's qualitative
-# claim, tested on what was run), **regression** (smoke-scale numbers recomputed now equal the
-# recorded ones). `missing` means the results a check needs were not recorded: it counts as failed.
-# `not-applicable` means the check's premise did not hold in what was run (a comparison with the
-# paper's table when only a stand-in dataset ran): it is listed with the reason, neither passed
-# nor failed. `deviation` marks a claim of a paper that our runs contradict, documented as a finding
-# (the note says what we found); if it ever passes, it turns into `fail` until the note is revised.
+# What is reproduced, read from the results recorded in `results/` when this page was built and
+# from the reproduction checks evaluated on them (`reprolib check` prints the same checks,
+# `reprolib list` the same statuses).
 
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
 device = "auto"
-paper = None  # one paper's checks, or None for all
+paper = None  # one paper's artifacts and checks, or None for all
 
 # %% tags=["hide-input"]
-from myst_nb import glue
+from html import escape
 
-from reprolib.experiments import artifact_status, checks_of, evaluate_checks, scorecard_frame
-
-card = scorecard_frame(evaluate_checks(checks_of(paper)))
-counts = card["status"].value_counts()
-glue("n_checks", len(card), display=False)
-glue("n_passed", int(counts.get("pass", 0)), display=False)
-print(f"{counts.get('pass', 0)} of {len(card)} checks pass "
-      f"({counts.get('fail', 0)} fail, {counts.get('missing', 0)} missing results, "
-      f"{counts.get('not-applicable', 0)} not applicable to what was run, "
-      f"{counts.get('deviation', 0)} documented deviations from the paper)")
-
-# %% tags=["hide-input", "full-width"]
-columns = ["paper", "check", "kind", "scale", "data", "status", "observed", "expected", "note"]
-card[columns].style.hide(axis="index").map(
-    lambda status: {"pass": "color: green", "fail": "color: red"}.get(status, "color: orange"),
-    subset=["status"],
+from reprolib.experiments import (
+    STATUS_WORDS,
+    STATUSES,
+    artifact_scorecard,
+    catalogue,
+    checks_of,
+    evaluate_checks,
+    scorecard_frame,
 )
 
+papers = catalogue()
+evaluated = evaluate_checks(checks_of(paper))
+artifacts = artifact_scorecard(papers, evaluated, paper=paper)
+card = scorecard_frame(evaluated)
+STATUS_COLOURS = {"pass": "green", "fail": "red", "missing": "red"}
+TABLE_CSS = [
+    {"selector": "", "props": "width: 100%; border-collapse: collapse; font-size: 0.85em;"},
+    {"selector": "th", "props": "text-align: left; vertical-align: bottom;"},
+    {"selector": "td", "props": "vertical-align: top; white-space: normal; "
+                                "overflow-wrap: break-word; padding: 0.3em 0.5em;"},
+]
+
+
+def small(text: str) -> str:
+    """Secondary text under a cell's main words."""
+    return f"<br><small>{escape(text)}</small>" if text else ""
+
+
+pages = dict(zip(artifacts["artifact"], artifacts["page"], strict=True))
+
+
+def linked(artifact: str) -> str:
+    """The artifact's id, unbroken, as a link to its page where it has one."""
+    words = f'<a href="{pages[artifact]}">{artifact}</a>' if pages[artifact] else artifact
+    return f'<span style="white-space: nowrap">{words}</span>'
+
+
+def show(frame):
+    """Render a table of prepared HTML cells, without the index, wrapping long words."""
+    if paper is not None:
+        frame = frame.drop(columns="paper")
+    return frame.style.hide(axis="index").set_table_styles(TABLE_CSS)
+
+
 # %% [markdown]
-# ## Which artifacts are re-run
+# ## Artifacts
 #
-# Papers whose artifacts are not re-run yet have no checks above. This table (also printed by
-# `reprolib list`) shows every artifact of the four papers, its notebook, and the scales at which
-# results are recorded.
+# One row per figure or table of each paper. **Status**, from the lowest: *not re-run* (no
+# notebook yet, or no results committed); *re-run* (a notebook and its smoke- or small-scale
+# results; the note says what is missing); *whole design* (small-scale results that cover the
+# paper's whole design: every dataset or its named stand-in, every ε, every mechanism, at least
+# three trials); *paper scale* (results at the paper's own settings). **Data**: the paper's own
+# datasets, or the named real tables standing in for them where the paper's cannot be had offline
+# (marked † here and on the pages). **Checks**: how many of the artifact's checks pass; checks not
+# applicable to what was run are counted apart. **Deviations**: claims of the paper our runs
+# contradict, by check (explained in the checks table below).
+
+# %% tags=["hide-input"]
+counts = artifacts["status"].value_counts()
+print(f"{len(artifacts)} artifact{'s' * (len(artifacts) != 1)}: " + ", ".join(
+    f"{counts[status]} {status}" for status in reversed(STATUSES) if status in counts))
 
 # %% tags=["hide-input", "full-width"]
-artifact_status(paper).style.hide(axis="index")
+show(artifacts.assign(
+    paper=[papers.paper(key).caption for key in artifacts["paper"]],
+    artifact=artifacts["artifact"].map(linked),
+    shows=artifacts["title"].map(escape),
+    status=[f"<b>{status}</b>{small(note)}"
+            for status, note in zip(artifacts["status"], artifacts["note"], strict=True)],
+    data=artifacts["data"].map(escape),
+    deviations=artifacts["deviations"].map(lambda text: escape(text).replace("\n", "<br>")),
+)[["paper", "artifact", "shows", "status", "data", "checks", "deviations"]])
+
+# %% [markdown]
+# ## Checks
+#
+# Every reproduction check of the artifacts above. Kinds: **exact** (must match exactly),
+# **band** (within a stated tolerance of the paper's number), **claim** (a paper's qualitative
+# claim, tested on what was run), **regression** (smoke-scale numbers recomputed now equal the
+# recorded ones). *Results missing* means the results a check needs were not recorded: it counts
+# as failed. *Not applicable* means the check's premise did not hold in what was run (a comparison
+# with the paper's table when only a stand-in dataset ran): it is listed with the reason, neither
+# passed nor failed. *Documented deviation* marks a claim of a paper that our runs contradict,
+# documented as a finding (under the check: what we found); if it ever passes, it turns into
+# *fails* until the finding is revised.
+
+# %% tags=["hide-input"]
+tally = card["status"].value_counts()
+others = [f"{tally[status]} {STATUS_WORDS[status]}"
+          for status in ("fail", "missing", "not-applicable", "deviation") if status in tally]
+print(f"{tally.get('pass', 0)} of {len(card)} checks pass" + "; " * bool(others) + ", ".join(others))
+
+# %% tags=["hide-input", "full-width"]
+show(card.assign(
+    paper=[papers.paper(key).caption for key in card["paper"]],
+    artifact=[linked(check.artifact) for check, _ in evaluated],
+    check=[f"{escape(description)}{small(id_)}" + (f"<br><em>Our finding:</em> {escape(note)}"
+                                                    if note else "")
+           for description, id_, note in zip(card["description"], card["check"], card["note"],
+                                             strict=True)],
+    kind=card["kind"] + ", " + card["scale"],
+    status=[f'<span style="color: {STATUS_COLOURS.get(status, "darkorange")}">'
+            f"{STATUS_WORDS[status]}</span>" for status in card["status"]],
+    observed=card["observed"].map(escape),
+    expected=card["expected"].map(escape),
+    data=card["data"].map(escape),
+)[["paper", "artifact", "check", "kind", "status", "observed", "expected", "data"]].rename(
+    columns={"kind": "kind, scale"}))

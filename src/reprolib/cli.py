@@ -19,6 +19,7 @@ from reprolib.experiments import (
     artifacts_of,
     catalogue,
     get_artifact,
+    reproduction_status,
 )
 
 DEFAULT_SCALE = "small"
@@ -32,10 +33,13 @@ def _print_table(rows: list[list[str]]) -> None:
 
 def _list(args: argparse.Namespace) -> int:
     status = artifact_status(args.paper)
-    rows = [["id", "paper", "title", "notebook", "results (" + "/".join(SCALES) + ")"]]
+    rows = [["id", "paper", "title", "notebook", "results (" + "/".join(SCALES) + ")", "status"]]
     for _, row in status.iterrows():
         results = " ".join(s if row[f"results_{s}"] else "-" * len(s) for s in SCALES)
-        rows.append([row["id"], row["paper"], row["title"][:60], row["notebook"], results])
+        reproduced = ("-" if row["paper"] == COMPANION else
+                      reproduction_status(catalogue(), get_artifact(row["id"]))[0])
+        rows.append([row["id"], row["paper"], row["title"][:60], row["notebook"], results,
+                     reproduced])
     _print_table(rows)
     return 0
 
@@ -130,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     papers = list(catalogue().papers)
 
-    listing = commands.add_parser("list", help="every artifact, its notebook and its results")
+    listing = commands.add_parser("list", help="every artifact, its notebook, results and status")
     listing.add_argument("--paper", choices=papers)
     listing.set_defaults(handler=_list)
 

@@ -24,6 +24,12 @@ from reprolib.experiments._experiment import (
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._provenance import collect_provenance
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
+from reprolib.experiments._scorecard import (
+    STATUS_WORDS,
+    STATUSES,
+    artifact_scorecard,
+    reproduction_status,
+)
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
 
@@ -47,6 +53,8 @@ __all__ = [
     "FAILING",
     "SCALES",
     "SCALE_MEANING",
+    "STATUSES",
+    "STATUS_WORDS",
     "Artifact",
     "Catalogue",
     "Cell",
@@ -60,6 +68,7 @@ __all__ = [
     "ResultsStore",
     "Scale",
     "StoreError",
+    "artifact_scorecard",
     "artifact_status",
     "artifacts_of",
     "catalogue",
@@ -72,6 +81,7 @@ __all__ = [
     "open_store",
     "pending",
     "regression_check",
+    "reproduction_status",
     "run_experiment",
     "run_grid",
     "scorecard_frame",

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 PAPERS_PACKAGE = "reprolib.papers"
 COMPANION = "companion"
+SCORECARD = "scorecard"
 SCORECARD_NOTEBOOK = "notebooks/companion/scorecard.py"
 
 
@@ -50,6 +51,15 @@ class PaperSpec:
         experiments: artifact id -> ``"module:attribute"`` of its :class:`Experiment`.
         checks: ``"module:attribute"`` of the paper's tuple of checks, or None.
         chapters: the hand-written pages that open the paper's part, before the generated ones.
+        small_covers_design: whether the ``small`` profiles cover the paper's whole design
+            (DESIGN.md: every dataset or its named stand-in, every epsilon, every mechanism, at
+            least 3 trials); the scorecard's ``whole design`` status rests on this declaration.
+        no_data: artifact id -> what it is computed from, in words, for artifacts that read no
+            dataset (closed forms, declared traits).
+        stand_ins: paper dataset -> the named table standing in for it where the paper's is
+            unavailable.
+        stand_in_column: the results column that is true on runs made on a stand-in, or None
+            if every run uses the paper's data.
     """
 
     key: str
@@ -60,16 +70,23 @@ class PaperSpec:
     experiments: Mapping[str, str] = dataclasses.field(default_factory=dict)
     checks: str | None = None
     chapters: tuple[Chapter, ...] = ()
+    small_covers_design: bool = False
+    no_data: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    stand_ins: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    stand_in_column: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "experiments", MappingProxyType(dict(self.experiments)))
+        for field in ("experiments", "no_data", "stand_ins"):
+            object.__setattr__(self, field, MappingProxyType(dict(getattr(self, field))))
+        if bool(self.stand_ins) != (self.stand_in_column is not None):
+            raise ValueError(f"paper {self.key!r}: stand_ins and stand_in_column go together")
         ids = {artifact.id for artifact in self.artifacts}
         strangers = [a.id for a in self.artifacts if a.paper != self.key]
         if strangers:
             raise ValueError(f"paper {self.key!r} lists artifacts of other papers: {strangers}")
-        unknown = sorted(set(self.experiments) - ids)
+        unknown = sorted((set(self.experiments) | set(self.no_data)) - ids)
         if unknown:
-            raise ValueError(f"paper {self.key!r} has experiments for unknown artifacts {unknown}")
+            raise ValueError(f"paper {self.key!r} names unknown artifacts {unknown}")
 
     def load_checks(self) -> tuple[Check, ...]:
         """The paper's checks (imports the module that defines them)."""
@@ -147,7 +164,7 @@ def _scorecards(specs: list[PaperSpec]) -> list[Artifact]:
                           title=f"Reproduction scorecard of the {s.caption} part",
                           notebook=SCORECARD_NOTEBOOK, variant=s.key, parameters={"paper": s.key},
                           toc_title=f"{s.caption} scorecard") for s in specs]
-    overall = Artifact(id="scorecard", paper=COMPANION, title="Reproduction scorecard of every check",
+    overall = Artifact(id=SCORECARD, paper=COMPANION, title="Reproduction scorecard of every check",
                        notebook=SCORECARD_NOTEBOOK)
     return [*per_paper, overall]
 

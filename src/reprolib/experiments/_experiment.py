@@ -16,7 +16,7 @@ import pandas as pd
 
 from reprolib._device import describe_device, resolve_device
 from reprolib._paths import results_dir
-from reprolib.experiments._catalogue import catalogue
+from reprolib.experiments._catalogue import Catalogue, catalogue
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._scales import Scale, check_scale
 from reprolib.experiments._store import Cell, ResultsStore
@@ -81,10 +81,13 @@ def get_experiment(artifact_id: str) -> Experiment:
     return catalogue().experiment(artifact_id)
 
 
-def store_path(artifact_id: str, scale: str, root: Path | None = None) -> Path:
-    """``<results>/<paper>/<artifact>/<scale>.parquet`` (the store of ``results_of`` if set)."""
-    artifact = catalogue().artifact(artifact_id)
-    artifact = catalogue().artifact(artifact.results_of) if artifact.results_of else artifact
+def store_path(artifact_id: str, scale: str, root: Path | None = None, *,
+               within: Catalogue | None = None) -> Path:
+    """``<results>/<paper>/<artifact>/<scale>.parquet`` (the store of ``results_of`` if set), for
+    an artifact of ``within`` (default: the installed papers' catalogue)."""
+    papers = within or catalogue()
+    artifact = papers.artifact(artifact_id)
+    artifact = papers.artifact(artifact.results_of) if artifact.results_of else artifact
     return (root or results_dir()) / artifact.paper / artifact.id / f"{check_scale(scale)}.parquet"
 
 

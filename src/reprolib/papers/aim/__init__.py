@@ -54,4 +54,5 @@ SPEC = PaperSpec(
     chapters=(Chapter(file="book/aim/index", sections=(
         "book/aim/algorithm", "book/aim/privacy", "book/aim/uncertainty",
         "book/aim/structural-zeros", "book/aim/subsampling")),),
+    no_data={"aim-tab1": "the mechanisms' declared traits (no data)"},
 )

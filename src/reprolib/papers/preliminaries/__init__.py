@@ -14,4 +14,6 @@ SPEC = PaperSpec(
     experiments={"prelim-conversions": "reprolib.papers.preliminaries.experiments:CONVERSIONS"},
     checks="reprolib.papers.preliminaries.checks:CHECKS",
     chapters=(Chapter(file="book/privacy"),),
+    small_covers_design=True,
+    no_data={"prelim-conversions": "closed forms (no data)"},
 )

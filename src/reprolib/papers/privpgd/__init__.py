@@ -1,6 +1,7 @@
 """PrivPGD (Donhauser, Abad, Hulkund, Yang; ICML 2024): Figures 1-7 and Tables 1-6."""
 
 from reprolib.experiments import Artifact, Chapter, PaperSpec
+from reprolib.papers.privpgd._substitutes import SUBSTITUTES
 
 _EXPERIMENTS = "reprolib.papers.privpgd.experiments"
 _ERRORS = ((1, 2.5, "2.5"), (4, 1.0, "1"), (5, 0.2, "0.2"))
@@ -58,4 +59,6 @@ SPEC = PaperSpec(
     chapters=(Chapter(file="book/privpgd/index", sections=(
         "book/privpgd/transport", "book/privpgd/algorithm", "book/privpgd/privacy",
         "book/privpgd/constraints", "book/privpgd/errata")),),
+    stand_ins={name: substitute.dataset for name, substitute in SUBSTITUTES.items()},
+    stand_in_column="metric.substituted",
 )
