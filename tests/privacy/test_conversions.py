@@ -1,6 +1,8 @@
 """zCDP <-> (epsilon, delta) conversions against closed forms, OpenDP and the AIM reference values."""
 
+import decimal
 import math
+from decimal import Decimal
 
 import numpy as np
 import opendp.prelude as dp
@@ -53,6 +55,74 @@ def test_bun_steinke_closed_form(rho, delta):
     assert rho_to_eps(rho, delta, bound="bun-steinke") == pytest.approx(expected, rel=1e-14)
     eps = expected
     assert eps_to_rho(eps, delta, bound="bun-steinke") == pytest.approx(rho, rel=1e-10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rho=rhos, delta=deltas)
+def test_bun_steinke_epsilon_is_rounded_up(rho, delta):
+    """Against a 100-digit evaluation: the float returned is >= the exact closed form."""
+    with decimal.localcontext(decimal.Context(prec=100)):
+        exact = Decimal(rho) + 2 * (Decimal(rho) * -Decimal(delta).ln()).sqrt()
+        assert Decimal(rho_to_eps(rho, delta, bound="bun-steinke")) >= exact
+
+
+def _float_root(f, lower: float, upper: float) -> float:
+    """Bisection to a float root of an increasing f (a starting point for Newton)."""
+    for _ in range(200):
+        middle = 0.5 * (lower + upper)
+        lower, upper = (middle, upper) if f(middle) < 0 else (lower, middle)
+    return 0.5 * (lower + upper)
+
+
+def _newton(f, df, x: Decimal) -> Decimal:
+    """A root of an increasing f by Newton's method in 100-digit arithmetic (from the float root)."""
+    for _ in range(60):
+        step = f(x) / df(x)
+        x -= step
+        if abs(step) <= abs(x) * Decimal("1e-90"):
+            break
+    return x
+
+
+@settings(max_examples=200, deadline=None)
+@given(rho=rhos, delta=deltas)
+def test_cks_epsilon_is_an_upper_bound_within_an_ulp_or_so(rho, delta):
+    """Against the infimum over alpha computed to ~90 digits (Newton on the stationarity
+    condition rho (alpha-1)^2 + log(alpha) + log(delta) = 0): never below, at most 1e-14 above."""
+    ours = rho_to_eps(rho, delta)
+    with decimal.localcontext(decimal.Context(prec=100)):
+        r, log_inv_delta = Decimal(rho), -Decimal(delta).ln()
+        alpha = _newton(lambda a: r * (a - 1) ** 2 + a.ln() - log_inv_delta,
+                        lambda a: 2 * r * (a - 1) + 1 / a,
+                        Decimal(_float_root(lambda a: rho * (a - 1) ** 2 + math.log(a * delta),
+                                            1.0, 1.0 + math.sqrt(-math.log(delta) / rho))))
+        exact = max(Decimal(0), alpha * r + ((alpha - 1) / alpha).ln()
+                    + (log_inv_delta - alpha.ln()) / (alpha - 1))
+        assert Decimal(ours) >= exact
+        assert Decimal(ours) - exact <= Decimal("1e-14") * max(exact, Decimal("1e-3"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(rho=rhos, eps=st.floats(min_value=1e-3, max_value=50.0))
+def test_cks_delta_is_an_upper_bound(rho, eps):
+    """Against the infimum over alpha of log delta_alpha to ~90 digits (Newton on its derivative
+    (2 alpha - 1) rho - eps + log(1 - 1/alpha) = 0): the delta returned is never below it."""
+    ours = cks_delta(rho, eps)
+    with decimal.localcontext(decimal.Context(prec=100)):
+        r, e = Decimal(rho), Decimal(eps)
+        def derivative(a):
+            return (2 * a - 1) * r - e + ((a - 1) / a).ln()
+        if derivative(Decimal(1.0 + 1e-12)) >= 0:
+            return  # infimum within 1e-12 of alpha = 1, not searched for (delta is near 1)
+        alpha = _newton(derivative, lambda a: 2 * r + 1 / (a * (a - 1)),
+                        Decimal(_float_root(
+                            lambda a: (2 * a - 1) * rho - eps + math.log1p(-1 / a),
+                            1.0 + 1e-12, 2.0 + (eps + 1.0) / rho)))
+        log_delta = (alpha - 1) * (alpha * r - e) + alpha * ((alpha - 1) / alpha).ln() \
+            - (alpha - 1).ln()
+        exact = min(Decimal(1), log_delta.exp())
+        assert Decimal(ours) >= exact
+        assert Decimal(ours) <= exact * (1 + Decimal("1e-9")) + Decimal("1e-300")
 
 
 # rho = cdp_rho(eps, 1e-9) of the AIM reference code (cdp2adp.py), as tabulated in notes/aim.md §2.1
@@ -110,8 +180,9 @@ def test_eps_to_rho_inverts_and_is_conservative(eps, delta):
         rho = eps_to_rho(eps, delta, bound=bound)
         achieved = rho_to_eps(rho, delta, bound=bound)
         assert achieved == pytest.approx(eps, rel=1e-9)
-        if bound == "cks":
-            assert achieved <= eps  # rounding never grants more than the target epsilon
+        assert achieved <= eps  # rounding never grants more than the target epsilon
+        # and rho is the largest such float: one ulp more already exceeds the target
+        assert rho_to_eps(math.nextafter(rho, math.inf), delta, bound=bound) > eps
 
 
 @settings(max_examples=100, deadline=None)

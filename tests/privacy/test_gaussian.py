@@ -1,10 +1,13 @@
 """Gaussian mechanism: calibration against closed forms and OpenDP, ledger charges, noise scale."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import opendp.prelude as dp
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reprolib.privacy import (
     BudgetExceededError,
@@ -77,3 +80,17 @@ def test_same_seed_same_noise():
                                   rng=np.random.default_rng(3), ledger=_ledger(1.0), label="x")
 
     np.testing.assert_array_equal(run(), run())
+
+
+@settings(max_examples=300, deadline=None)
+@given(rho=st.floats(min_value=1e-12, max_value=1e4),
+       sensitivity=st.sampled_from([1.0, math.sqrt(2.0), 0.001, 7.0]))
+def test_sigma_is_the_smallest_whose_charge_fits_and_never_undercharges(rho, sensitivity):
+    """The charge of the calibrated sigma is rounded up from the exact Delta^2/(2 sigma^2), is
+    <= rho, and is within 4 ulps of rho; one ulp less noise would already cost more than rho."""
+    sigma = gaussian_sigma(rho, sensitivity)
+    charge = gaussian_rho(sigma, sensitivity)
+    exact = Fraction(sensitivity) ** 2 / (2 * Fraction(sigma) ** 2)
+    assert exact <= Fraction(charge) < exact + Fraction(math.ulp(charge))
+    assert charge <= rho and rho - charge <= 4 * math.ulp(rho)
+    assert gaussian_rho(math.nextafter(sigma, 0.0), sensitivity) > rho

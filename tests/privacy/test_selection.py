@@ -1,7 +1,12 @@
 """Exponential mechanism and Gumbel top-k: exact sampling distribution and zCDP charges."""
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from reprolib.privacy import (
@@ -66,3 +71,24 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="finite"):
         exponential_mechanism(np.array([0.0, np.nan]), epsilon=1.0, sensitivity=1.0,
                               rng=np.random.default_rng(0), ledger=_ledger(), label="x")
+
+
+@settings(max_examples=300, deadline=None)
+@given(rho=st.floats(min_value=1e-12, max_value=1e4))
+def test_epsilon_is_the_largest_whose_charge_fits_and_never_undercharges(rho):
+    epsilon = exponential_mechanism_epsilon(rho)
+    charge = exponential_mechanism_rho(epsilon)
+    exact = Fraction(epsilon) ** 2 / 8
+    assert exact <= Fraction(charge) < exact + Fraction(math.ulp(charge))
+    assert charge <= rho and rho - charge <= 4 * math.ulp(rho)
+    assert exponential_mechanism_rho(math.nextafter(epsilon, math.inf)) > rho
+
+
+@settings(max_examples=100, deadline=None)
+@given(epsilon=st.floats(min_value=1e-6, max_value=10.0), k=st.integers(min_value=1, max_value=7))
+def test_top_k_charge_is_k_epsilon_squared_over_8_rounded_up(epsilon, k):
+    ledger = _ledger()
+    gumbel_top_k(np.arange(8.0), k, epsilon=epsilon, sensitivity=1.0,
+                 rng=np.random.default_rng(0), ledger=ledger, label="top-k")
+    exact = k * Fraction(epsilon) ** 2 / 8
+    assert exact <= Fraction(ledger.spent_rho) < exact + Fraction(math.ulp(ledger.spent_rho))

@@ -5,19 +5,14 @@ primitives below, and each primitive charges a :class:`Ledger` before it release
 """
 
 from reprolib.privacy._conversions import BOUNDS, Bound, cks_delta, eps_to_rho, rho_to_eps
+from reprolib.privacy._exact import split_budget
 from reprolib.privacy._gaussian import (
     GAUSSIAN_MEAN_ABS,
     gaussian_mechanism,
     gaussian_rho,
     gaussian_sigma,
 )
-from reprolib.privacy._ledger import (
-    OVERSPEND_RTOL,
-    BudgetExceededError,
-    Charge,
-    Ledger,
-    PrivacyBudget,
-)
+from reprolib.privacy._ledger import BudgetExceededError, Charge, Ledger, PrivacyBudget
 from reprolib.privacy._neighbours import (
     NeighbourRelation,
     marginal_l1_sensitivity,
@@ -34,7 +29,6 @@ from reprolib.privacy._selection import (
 __all__ = [
     "BOUNDS",
     "GAUSSIAN_MEAN_ABS",
-    "OVERSPEND_RTOL",
     "Bound",
     "BudgetExceededError",
     "Charge",
@@ -55,4 +49,5 @@ __all__ = [
     "marginal_l2_sensitivity",
     "rdp_to_eps",
     "rho_to_eps",
+    "split_budget",
 ]

@@ -1,4 +1,4 @@
-"""Conversions between rho-zCDP and (epsilon, delta)-DP.
+"""Conversions between rho-zCDP and (epsilon, delta)-DP, rounded toward less privacy loss.
 
 Two bounds are implemented, each once:
 
@@ -10,31 +10,56 @@ Two bounds are implemented, each once:
 
   and the best order is the unique root of ``rho*(alpha-1)**2 + log(alpha) + log(delta) = 0``
   (the derivative of eps_alpha in alpha is ``rho + (log(delta) + log(alpha))/(alpha-1)**2``).
-  We find that root with Brent's method to machine precision, so the result is exact up to
-  floating-point rounding rather than a bisection tolerance.
+  We find that root with Brent's method to machine precision.
 * ``"bun-steinke"``: Bun and Steinke (2016), Proposition 1.3: eps = rho + 2*sqrt(rho*log(1/delta)),
   with the closed-form inverse rho = (sqrt(log(1/delta) + eps) - sqrt(log(1/delta)))**2.
+
+Rounding. Every epsilon (and delta) returned is an upper bound on the exact value of the formula:
+it is evaluated in 60-digit decimal arithmetic, whose ``ln``, ``exp`` and ``sqrt`` are correctly
+rounded (Python ``decimal``, General Decimal Arithmetic spec), so each operation errs by at most
+5e-60 relative; a margin of 1e-50 times the sum of the magnitudes of the terms dominates the
+accumulated error with room to spare, and the result is rounded up to a float. For CKS this is done
+at the numerically found order: Proposition 12 holds at *every* alpha > 1, so the value at any
+order bounds the infimum from above. Every rho returned by :func:`eps_to_rho` is the largest float
+whose so-evaluated epsilon is <= the target. Both directions therefore err toward less privacy
+loss: rho_to_eps(eps_to_rho(eps)) <= eps always holds in floating point.
 
 The book's chapter "Privacy preliminaries" derives both.
 """
 
 from __future__ import annotations
 
+import decimal
 import math
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
 from typing import Literal
 
 from scipy.optimize import brentq
 
 from reprolib.privacy import _validate
+from reprolib.privacy._exact import round_up
 
 Bound = Literal["cks", "bun-steinke"]
 BOUNDS: tuple[Bound, ...] = ("cks", "bun-steinke")
 _RTOL = 4 * 2.220446049250313e-16  # the smallest relative tolerance scipy.optimize.brentq accepts
+_CONTEXT = decimal.Context(prec=60, rounding=decimal.ROUND_HALF_EVEN, Emin=-999_999,
+                           Emax=999_999)
+_MARGIN = Decimal("1e-50")  # >> the relative error (about 1e-58) of a few 60-digit operations
 
 
 def _check_bound(bound: str) -> None:
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {BOUNDS}, got {bound!r}")
+
+
+def _upper_float(value: Decimal, magnitude: Decimal) -> float:
+    """The smallest float >= value + margin * magnitude, an upper bound on the exact quantity
+    that ``value`` approximates when ``magnitude`` bounds the sizes of the terms it was built from."""
+    with decimal.localcontext(_CONTEXT):
+        bound = value + _MARGIN * magnitude
+    return round_up(Fraction(bound))
 
 
 def _cks_optimal_order(rho: float, log_delta: float) -> float:
@@ -44,15 +69,30 @@ def _cks_optimal_order(rho: float, log_delta: float) -> float:
         return rho * (alpha - 1.0) ** 2 + math.log(alpha) + log_delta
 
     upper = 1.0 + math.sqrt(-log_delta / rho)  # stationarity(upper) = log(upper) > 0
-    return brentq(stationarity, 1.0, upper, xtol=1e-15, rtol=_RTOL, maxiter=500)
+    alpha = brentq(stationarity, 1.0, upper, xtol=1e-15, rtol=_RTOL, maxiter=500)
+    return max(alpha, math.nextafter(1.0, 2.0))  # any order > 1 gives a valid bound
 
 
-def _cks_eps_at_order(rho: float, log_delta: float, alpha: float) -> float:
-    return alpha * rho + math.log1p(-1.0 / alpha) - (log_delta + math.log(alpha)) / (alpha - 1.0)
+def _cks_eps_upper(rho: float, delta: float, alpha: float) -> float:
+    """A float >= eps_alpha(rho, delta), evaluated with log(1 - 1/alpha) = log((alpha-1)/alpha)
+    to avoid cancellation; alpha - 1 is exact in 60 digits since alpha is a float."""
+    with decimal.localcontext(_CONTEXT):
+        a, r, inv_delta_log = Decimal(alpha), Decimal(rho), -Decimal(delta).ln()
+        a_minus_1, log_a = a - 1, a.ln()
+        terms = (a * r, (a_minus_1 / a).ln(), (inv_delta_log - log_a) / a_minus_1)
+        magnitude = terms[0] + abs(terms[1]) + (inv_delta_log + abs(log_a)) / a_minus_1
+        return _upper_float(sum(terms, Decimal(0)), magnitude)
+
+
+def _bun_steinke_eps_upper(rho: float, delta: float) -> float:
+    """A float >= rho + 2 sqrt(rho log(1/delta)); every term is positive (no cancellation)."""
+    with decimal.localcontext(_CONTEXT):
+        eps = Decimal(rho) + 2 * (Decimal(rho) * -Decimal(delta).ln()).sqrt()
+        return _upper_float(eps, eps)
 
 
 def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
-    """Smallest epsilon such that rho-zCDP implies (epsilon, delta)-DP under ``bound``.
+    """Smallest epsilon such that rho-zCDP implies (epsilon, delta)-DP under ``bound``, rounded up.
 
     Args:
         rho: zCDP parameter, >= 0.
@@ -60,7 +100,7 @@ def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
         bound: ``"cks"`` (Canonne–Kamath–Steinke 2020, tight) or ``"bun-steinke"`` (2016, simple).
 
     Returns:
-        epsilon >= 0 (0 exactly when rho == 0).
+        epsilon >= 0 (0 exactly when rho == 0), never below the exact value of the bound.
 
     >>> round(rho_to_eps(0.5, 1e-5, bound="bun-steinke"), 6)
     5.298317
@@ -70,48 +110,63 @@ def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
     delta = _validate.probability("delta", delta)
     if rho == 0.0:
         return 0.0
-    log_delta = math.log(delta)
     if bound == "bun-steinke":
-        return rho + 2.0 * math.sqrt(-rho * log_delta)
-    alpha = _cks_optimal_order(rho, log_delta)
-    return max(0.0, _cks_eps_at_order(rho, log_delta, alpha))
+        return _bun_steinke_eps_upper(rho, delta)
+    alpha = _cks_optimal_order(rho, math.log(delta))
+    return max(0.0, _cks_eps_upper(rho, delta, alpha))
 
 
 def cks_delta(rho: float, eps: float) -> float:
     """delta such that rho-zCDP implies (eps, delta)-DP by Canonne–Kamath–Steinke (2020, Prop. 12).
 
     delta = inf over alpha > 1 of exp((alpha-1)*(alpha*rho - eps)) / (alpha-1) * (1 - 1/alpha)**alpha,
-    capped at 1. The infimum is at the root of (2*alpha - 1)*rho - eps + log(1 - 1/alpha) = 0.
+    capped at 1. The infimum is at the root of (2*alpha - 1)*rho - eps + log(1 - 1/alpha) = 0; the
+    value at the numerically found order is evaluated as in :func:`rho_to_eps` and rounded up, so
+    the delta returned is never below the exact one.
     """
     rho = _validate.non_negative("rho", rho)
     eps = _validate.non_negative("eps", eps)
     if rho == 0.0:
         return 0.0
 
-    def log_delta_at(alpha: float) -> float:
-        return (alpha - 1.0) * (alpha * rho - eps) + alpha * math.log1p(-1.0 / alpha) - math.log(
-            alpha - 1.0
-        )
-
-    def derivative(alpha: float) -> float:  # d/d(alpha) of log_delta_at, strictly increasing
+    def derivative(alpha: float) -> float:  # d/d(alpha) of log delta_alpha, strictly increasing
         return (2.0 * alpha - 1.0) * rho - eps + math.log1p(-1.0 / alpha)
 
-    lower = 1.0 + 1e-12
-    if derivative(lower) >= 0.0:
-        return min(1.0, math.exp(log_delta_at(lower)))
-    upper = 2.0
-    while derivative(upper) < 0.0:
-        upper *= 2.0
-    alpha = brentq(derivative, lower, upper, xtol=1e-15, rtol=_RTOL, maxiter=500)
-    return min(1.0, math.exp(log_delta_at(alpha)))
+    alpha = 1.0 + 1e-12
+    if derivative(alpha) < 0.0:
+        upper = 2.0
+        while derivative(upper) < 0.0:
+            upper *= 2.0
+        alpha = brentq(derivative, alpha, upper, xtol=1e-15, rtol=_RTOL, maxiter=500)
+    with decimal.localcontext(_CONTEXT):
+        a, r, e = Decimal(alpha), Decimal(rho), Decimal(eps)
+        a_minus_1 = a - 1
+        terms = (a_minus_1 * (a * r - e), a * (a_minus_1 / a).ln(), -a_minus_1.ln())
+        magnitude = a_minus_1 * (a * r + e) + abs(terms[1]) + abs(terms[2])
+        log_delta = _upper_float(sum(terms, Decimal(0)), magnitude)
+        if log_delta >= 0.0:
+            return 1.0
+        delta = Decimal(log_delta).exp()
+        return min(1.0, _upper_float(delta, delta))
+
+
+def _largest_within(start: float, fits: Callable[[float], bool]) -> float:
+    """The largest positive float near ``start`` with ``fits`` true (``fits`` monotone decreasing)."""
+    rho = start
+    while not fits(rho):
+        rho = math.nextafter(rho, 0.0)
+    while fits(above := math.nextafter(rho, math.inf)):
+        rho = above
+    return rho
 
 
 def eps_to_rho(eps: float, delta: float, *, bound: Bound = "cks") -> float:
-    """Largest rho such that rho-zCDP implies (eps, delta)-DP under ``bound``.
+    """Largest float rho whose epsilon under ``bound`` (as :func:`rho_to_eps` computes it) is <= eps.
 
-    For ``"cks"`` the monotone map rho -> rho_to_eps(rho, delta) is inverted by Brent's method and
-    the result is then nudged down until ``rho_to_eps(rho, delta) <= eps`` holds in floating point,
-    so rounding never grants more budget than the bound allows.
+    The closed form (Bun–Steinke) or Brent's method on rho -> rho_to_eps(rho, delta) (CKS) gives a
+    starting point within a few ulps; it is then stepped with ``math.nextafter`` to the largest
+    float whose upward-rounded epsilon does not exceed ``eps``. So rounding never grants more
+    budget than the bound allows: rho_to_eps(eps_to_rho(eps, delta), delta) <= eps.
 
     >>> round(eps_to_rho(1.0, 1e-9), 6)
     0.014973
@@ -120,7 +175,10 @@ def eps_to_rho(eps: float, delta: float, *, bound: Bound = "cks") -> float:
     eps = _validate.positive("eps", eps)
     delta = _validate.probability("delta", delta)
     log_inv_delta = -math.log(delta)
-    rho_simple = (math.sqrt(log_inv_delta + eps) - math.sqrt(log_inv_delta)) ** 2
+    # (sqrt(L + eps) - sqrt(L))**2 written without the cancellation of the difference
+    rho_simple = (eps / (math.sqrt(log_inv_delta + eps) + math.sqrt(log_inv_delta))) ** 2
+    rho_simple = _largest_within(
+        rho_simple, lambda r: rho_to_eps(r, delta, bound="bun-steinke") <= eps)
     if bound == "bun-steinke":
         return rho_simple
     # The CKS bound is never looser than Bun–Steinke, so rho_simple is a lower bracket.
@@ -131,6 +189,4 @@ def eps_to_rho(eps: float, delta: float, *, bound: Bound = "cks") -> float:
         lambda r: rho_to_eps(r, delta) - eps, rho_simple, upper, xtol=1e-300, rtol=_RTOL,
         maxiter=500,
     )
-    while rho_to_eps(rho, delta) > eps:
-        rho = math.nextafter(rho, 0.0)
-    return rho
+    return _largest_within(rho, lambda r: rho_to_eps(r, delta) <= eps)

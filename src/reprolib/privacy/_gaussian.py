@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from reprolib.privacy import _validate
+from reprolib.privacy._exact import round_up
 from reprolib.privacy._ledger import Ledger
 
 GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)
@@ -17,21 +19,29 @@ L1 error of one Gaussian-noised marginal with n cells (AIM's quality penalty and
 def gaussian_rho(sigma: float, sensitivity: float) -> float:
     """zCDP cost of adding N(0, sigma**2) noise to a query of L2 sensitivity ``sensitivity``.
 
-    rho = sensitivity**2 / (2 sigma**2) (Bun & Steinke 2016, Proposition 1.6).
+    rho = sensitivity**2 / (2 sigma**2) (Bun & Steinke 2016, Proposition 1.6), computed exactly
+    from the two floats and rounded up, so the charge is never below the true cost of ``sigma``.
     """
     sigma = _validate.positive("sigma", sigma)
     sensitivity = _validate.positive("sensitivity", sensitivity)
-    return sensitivity**2 / (2.0 * sigma**2)
+    return round_up(Fraction(sensitivity) ** 2 / (2 * Fraction(sigma) ** 2))
 
 
 def gaussian_sigma(rho: float, sensitivity: float) -> float:
     """Noise standard deviation that makes a query of L2 sensitivity ``sensitivity`` rho-zCDP.
 
-    sigma = sensitivity / sqrt(2 rho), the inverse of :func:`gaussian_rho`.
+    The smallest float sigma with ``gaussian_rho(sigma, sensitivity) <= rho``: sensitivity /
+    sqrt(2 rho) in floating point, then stepped by ulps. Rounding thus only ever adds noise; the
+    charge of a release at this sigma is within a few ulps below ``rho`` and never above it.
     """
     rho = _validate.positive("rho", rho)
     sensitivity = _validate.positive("sensitivity", sensitivity)
-    return sensitivity / math.sqrt(2.0 * rho)
+    sigma = sensitivity / math.sqrt(2.0 * rho)
+    while gaussian_rho(sigma, sensitivity) > rho:
+        sigma = math.nextafter(sigma, math.inf)
+    while gaussian_rho(below := math.nextafter(sigma, 0.0), sensitivity) <= rho:
+        sigma = below
+    return sigma
 
 
 def gaussian_mechanism(

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
+from fractions import Fraction
 from types import MappingProxyType
 
 from reprolib.privacy import _validate
 from reprolib.privacy._conversions import Bound, _check_bound, eps_to_rho, rho_to_eps
+from reprolib.privacy._exact import round_down, round_up
 from reprolib.privacy._neighbours import NeighbourRelation
-
-# Charges may exceed the budget by this relative amount to absorb floating-point rounding when a
-# mechanism spends "exactly the rest" (e.g. AIM's last round). It is 4500 times smaller than the
-# precision at which any paper reports epsilon.
-OVERSPEND_RTOL = 1e-12
 
 
 class BudgetExceededError(RuntimeError):
@@ -69,13 +65,19 @@ class Ledger:
     """Records every charge against a :class:`PrivacyBudget` and refuses to overspend.
 
     Charges compose additively in rho (adaptive composition of zCDP, Bun & Steinke 2016, Lemma 1.7).
-    A charge that would exceed the budget raises :class:`BudgetExceededError` *before* anything is
-    recorded, so the caller must not release the output.
+    A charge that would take the total above the budget raises :class:`BudgetExceededError`
+    *before* anything is recorded, so the caller must not release the output.
+
+    The test is exact, with no tolerance: the ledger keeps the real sum of its (float) charges as a
+    ``Fraction`` and accepts a charge only if that sum plus the charge is <= ``budget.rho``.
+    Comparing ``math.fsum(charges) <= rho`` would not be exact: fsum rounds the true sum to the
+    nearest float, so a total up to half an ulp above rho would round to rho and pass.
     """
 
     def __init__(self, budget: PrivacyBudget) -> None:
         self.budget = budget
         self._charges: list[Charge] = []
+        self._spent = Fraction(0)  # the exact sum of the charges
 
     @property
     def relation(self) -> NeighbourRelation:
@@ -89,37 +91,48 @@ class Ledger:
 
     @property
     def spent_rho(self) -> float:
-        """Total rho charged so far (exactly rounded sum)."""
-        return math.fsum(charge.rho for charge in self._charges)
+        """Total rho charged so far: the exact sum rounded to nearest (equal to ``math.fsum``)."""
+        return float(self._spent)
 
     @property
     def remaining_rho(self) -> float:
-        """Budget left, never negative."""
-        return max(0.0, self.budget.rho - self.spent_rho)
+        """The largest float r such that charging r now still fits: rho - spent, rounded down.
+
+        A mechanism that spends "the rest" in its last release calibrates it from this value, so
+        that release is accepted and the total lands within an ulp or so of the budget.
+        """
+        return round_down(Fraction(self.budget.rho) - self._spent)
 
     def charge(self, rho: float, *, mechanism: str, label: str, **details: float) -> Charge:
-        """Record a release costing ``rho``; raise BudgetExceededError if it does not fit."""
+        """Record a release costing ``rho``; raise BudgetExceededError if the exact total would
+        exceed the budget (no tolerance)."""
         rho = _validate.non_negative("rho", rho)
-        total = math.fsum([self.spent_rho, rho])
-        if total > self.budget.rho * (1.0 + OVERSPEND_RTOL):
+        total = self._spent + Fraction(rho)
+        excess = total - Fraction(self.budget.rho)
+        if excess > 0:
             raise BudgetExceededError(
-                f"charging rho={rho:.6g} for {mechanism} ({label}) would spend {total:.6g} of a "
-                f"budget of {self.budget.rho:.6g} (already spent {self.spent_rho:.6g}); "
+                f"charging rho={rho:.17g} for {mechanism} ({label}) would spend "
+                f"{float(total):.17g} of a budget of {self.budget.rho:.17g}, exceeding it by "
+                f"{float(excess):.3g} (already spent {self.spent_rho:.17g}); "
                 "lower this release's cost or raise the budget"
             )
         entry = Charge(rho=rho, mechanism=mechanism, label=label,
                        details=MappingProxyType(dict(details)))
         self._charges.append(entry)
+        self._spent = total
         return entry
 
     def spent_epsilon(self, delta: float | None = None) -> float:
-        """Epsilon of what was spent so far at ``delta`` (default: the budget's delta)."""
+        """Epsilon of what was spent so far at ``delta`` (default: the budget's delta).
+
+        The exact spend is rounded up before the (itself upward-rounded) conversion.
+        """
         delta = self.budget.delta if delta is None else delta
         if delta is None:
             raise ValueError("this budget was given in rho only; pass delta to convert")
-        if self.spent_rho == 0.0:
+        if self._spent == 0:
             return 0.0
-        return rho_to_eps(self.spent_rho, delta, bound=self.budget.bound)
+        return rho_to_eps(round_up(self._spent), delta, bound=self.budget.bound)
 
     def is_exhausted(self, rtol: float = 1e-9) -> bool:
         """True when the spend equals the budget up to ``rtol`` (mechanisms spend all they get)."""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from reprolib.privacy import _validate
+from reprolib.privacy._exact import round_up
 from reprolib.privacy._ledger import Ledger
 
 
@@ -13,15 +17,25 @@ def exponential_mechanism_rho(epsilon: float) -> float:
 
     The mechanism samples r with probability proportional to exp(epsilon * u(r) / (2 Delta)); it
     is epsilon-bounded-range, hence epsilon**2/8-zCDP (Cesar & Rogers 2021; AIM paper, Proposition 9).
+    Computed exactly and rounded up.
     """
     epsilon = _validate.non_negative("epsilon", epsilon)
-    return epsilon**2 / 8.0
+    return round_up(Fraction(epsilon) ** 2 / 8)
 
 
 def exponential_mechanism_epsilon(rho: float) -> float:
-    """The exponential-mechanism parameter whose zCDP cost is ``rho``: sqrt(8 rho)."""
+    """The exponential-mechanism parameter whose zCDP cost is ``rho``: sqrt(8 rho), rounded down.
+
+    The largest float epsilon with ``exponential_mechanism_rho(epsilon) <= rho`` (found by ulp
+    steps from the floating-point sqrt), so rounding only ever makes the selection more random.
+    """
     rho = _validate.non_negative("rho", rho)
-    return float(np.sqrt(8.0 * rho))
+    epsilon = math.sqrt(8.0 * rho)
+    while exponential_mechanism_rho(epsilon) > rho:
+        epsilon = math.nextafter(epsilon, 0.0)
+    while exponential_mechanism_rho(above := math.nextafter(epsilon, math.inf)) <= rho:
+        epsilon = above
+    return epsilon
 
 
 def _gumbel_scores(scores: np.ndarray, epsilon: float, sensitivity: float,
@@ -70,7 +84,8 @@ def gumbel_top_k(
 
     One-shot Gumbel top-k has the same distribution as k rounds of the exponential mechanism
     with parameter ``epsilon`` that each remove the previous winner ("peeling"; Durfee & Rogers
-    2019), so its cost is k * epsilon**2 / 8 by composition, charged before sampling.
+    2019), so its cost is k * epsilon**2 / 8 by composition (exact, rounded up), charged before
+    sampling.
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
@@ -79,7 +94,7 @@ def gumbel_top_k(
     n_candidates = np.asarray(scores).size
     if k > n_candidates:
         raise ValueError(f"k={k} exceeds the number of candidates ({n_candidates})")
-    ledger.charge(k * exponential_mechanism_rho(epsilon), mechanism="gumbel-top-k", label=label,
+    ledger.charge(round_up(int(k) * Fraction(epsilon) ** 2 / 8), mechanism="gumbel-top-k", label=label,
                   epsilon=epsilon, sensitivity=sensitivity, k=float(k))
     noisy = _gumbel_scores(scores, epsilon, sensitivity, rng)
     return np.argsort(-noisy, kind="stable")[:k]

@@ -222,7 +222,7 @@ class _AIMRun:
         final = False
         while not final:
             round_started = time.perf_counter()
-            remaining = self.rho - self.ledger.spent_rho
+            remaining = self.ledger.remaining_rho
             if remaining < 2.0 * round_cost(sigma, epsilon):  # Algorithm 3, line 8
                 sigma = gaussian_sigma(config.alpha * remaining, l2)
                 epsilon = exponential_mechanism_epsilon((1.0 - config.alpha) * remaining)
@@ -232,6 +232,8 @@ class _AIMRun:
             candidates = self._small_candidates(model, size_limit)
             estimates = model_marginals(model, candidates)
             selected, sensitivity = self._select(candidates, estimates, epsilon, sigma)
+            if final:  # spend exactly the rest: the selection's rounded charge is known now
+                sigma = gaussian_sigma(self.ledger.remaining_rho, l2)
             measurement = self._measure(selected, sigma, label=f"round {len(self.rounds) + 1}")
             model = self._fit(config.pgm_iters, warm_start=model)
             updated = model_marginals(model, [selected])[selected]

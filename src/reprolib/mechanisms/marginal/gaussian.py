@@ -25,6 +25,7 @@ from reprolib.privacy import (
     PrivacyBudget,
     gaussian_sigma,
     marginal_l2_sensitivity,
+    split_budget,
 )
 from reprolib.queries import Workload
 
@@ -38,7 +39,8 @@ def privsyn_allocation(workload: Workload, domain: Domain, rho: float) -> np.nda
     n_i is the marginal's number of cells and c_i its workload weight; sum_i rho_i = rho. The
     rule minimises the expected weighted L1 error sum_i c_i sqrt(2/pi) sigma_i n_i subject to
     sum_i 1/(2 sigma_i^2) = rho (PrivSyn, Zhang et al. 2021, with weights c_i). Aligned with
-    ``workload.cliques``.
+    ``workload.cliques``. The shares come from :func:`reprolib.privacy.split_budget`, so their
+    exact sum is at most rho (and within an ulp of it).
     """
     weights = np.asarray(workload.weights, dtype=float)
     unweighted = [c for c, w in zip(workload.cliques, weights, strict=True) if w == 0]
@@ -49,7 +51,7 @@ def privsyn_allocation(workload: Workload, domain: Domain, rho: float) -> np.nda
             "from the workload")
     cells = np.array([domain.project(c).total_size for c in workload.cliques], dtype=float)
     shares = (weights * cells) ** (2.0 / 3.0)
-    return rho * shares / math.fsum(shares)
+    return np.array(split_budget(rho, [float(s) for s in shares]))
 
 
 def expected_workload_error(workload: Workload, domain: Domain, rho: float,
@@ -78,7 +80,8 @@ class GaussianWorkload:
     Marginal r_i gets rho_i from :func:`privsyn_allocation`, i.e. rho_i proportional to
     (c_i n_i)^(2/3) with n_i its number of cells and c_i its workload weight (PrivSyn, Zhang et
     al. 2021), and is released with sigma_i = 1/sqrt(2 rho_i) (L2 sensitivity 1 under
-    add/remove), costing exactly rho_i; sum_i rho_i = rho. The result holds the raw noisy counts
+    add/remove), costing exactly rho_i; sum_i rho_i = rho. The last marginal is calibrated to what
+    the ledger has left, so the total is rho to within a few ulps, never above. The result holds the raw noisy counts
     in ``answers`` and no synthetic records.
     """
 
@@ -96,8 +99,9 @@ class GaussianWorkload:
         rhos = privsyn_allocation(workload, data.domain, budget.rho)
         sensitivity = marginal_l2_sensitivity(ledger.relation, 1)  # what measure_marginal charges
         answers = {}
-        for clique, rho_i in zip(workload.cliques, rhos, strict=True):
-            sigma = gaussian_sigma(float(rho_i), sensitivity)
+        for i, (clique, rho_i) in enumerate(zip(workload.cliques, rhos, strict=True)):
+            last = i == len(workload) - 1
+            sigma = gaussian_sigma(ledger.remaining_rho if last else float(rho_i), sensitivity)
             answers[clique] = measure_marginal(data, clique, sigma=sigma, rng=rng, ledger=ledger,
                                                label=f"answer {','.join(clique)}").values
         return SynthesisResult(synthetic=None, ledger=ledger, answers=answers,

@@ -46,6 +46,8 @@ class Independent:
 
     Each of the d measurements adds N(0, sigma^2) per cell with sigma = sqrt(d / (2 rho)) (L2
     sensitivity 1 under add/remove), so each costs 1/(2 sigma^2) = rho/d and the total is rho.
+    The last measurement is calibrated to what the ledger has left, so the floating-point total
+    is rho to within a few ulps and never above it.
     """
 
     name = "Independent"
@@ -61,10 +63,13 @@ class Independent:
         started = time.perf_counter()
         ledger = open_ledger(self, budget)
         attributes = data.domain.attributes
-        sigma = gaussian_sigma(budget.rho / len(attributes),
-                               marginal_l2_sensitivity(ledger.relation, 1))
-        measurements = [measure_marginal(data, (a,), sigma=sigma, rng=rng, ledger=ledger,
-                                         label=f"1-way {a}") for a in attributes]
+        l2 = marginal_l2_sensitivity(ledger.relation, 1)
+        sigma = gaussian_sigma(budget.rho / len(attributes), l2)
+        measurements = [
+            measure_marginal(data, (a,), rng=rng, ledger=ledger, label=f"1-way {a}",
+                             sigma=sigma if a != attributes[-1]
+                             else gaussian_sigma(ledger.remaining_rho, l2))
+            for a in attributes]
         model = fit_model(data.domain, measurements, iters=self.config.pgm_iters)
         synthetic = synthetic_dataset(model, data.domain, rng)
         return SynthesisResult(synthetic=synthetic, ledger=ledger,

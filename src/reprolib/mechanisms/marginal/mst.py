@@ -154,7 +154,9 @@ class MST:
     replace-one): d one-way measurements at sigma_1 = Delta sqrt(3 d / (2 rho)) (rho/(3d) each),
     d - 1 exponential-mechanism selections at epsilon = sqrt(8 rho / (3 (d - 1))) (rho/(3(d-1))
     each; score sensitivity 1 or 2), and d - 1 two-way measurements at
-    sigma_2 = Delta sqrt(3 (d - 1) / (2 rho)) (rho/(3(d-1)) each).
+    sigma_2 = Delta sqrt(3 (d - 1) / (2 rho)) (rho/(3(d-1)) each). The last two-way measurement
+    is calibrated to what the ledger has left, so the total is rho to within a few ulps and never
+    above it.
     """
 
     name = "MST"
@@ -186,8 +188,11 @@ class MST:
         epsilon = exponential_mechanism_epsilon(third / (d - 1))
         edges = _spanning_tree(compressed, independent, epsilon, rng, ledger)
         sigma_2 = gaussian_sigma(third / (d - 1), l2)
-        two_way = [measure_marginal(compressed, e, sigma=sigma_2, rng=rng, ledger=ledger,
-                                    label=f"2-way {','.join(e)}") for e in edges]
+        two_way = [measure_marginal(compressed, e, rng=rng, ledger=ledger,
+                                    label=f"2-way {','.join(e)}",
+                                    sigma=sigma_2 if e != edges[-1]
+                                    else gaussian_sigma(ledger.remaining_rho, l2))
+                   for e in edges]
         model = self._fit(compression, one_way, two_way, self.config.pgm_iters)
         synthetic = compression.decompress(
             synthetic_dataset(model, compression.domain, rng), rng)

@@ -116,8 +116,9 @@ class MWEMPGM:
                 estimates = model_marginals(model, candidates)
             selected = select_worst_marginal(candidates, truth, estimates, epsilon=epsilon,
                                              rng=rng, ledger=ledger, label=f"round {t} selection")
-            measurements.append(measure_marginal(data, selected, sigma=sigma, rng=rng,
-                                                 ledger=ledger, label=f"round {t}"))
+            measurements.append(measure_marginal(
+                data, selected, sigma=measurement_sigma(sigma, t == rounds, ledger), rng=rng,
+                ledger=ledger, label=f"round {t}"))
             model = fit_model(domain, measurements, iters=config.pgm_iters, warm_start=model)
         synthetic = synthetic_dataset(model, domain, rng)
         selected_cliques = [m.clique for m in measurements]
@@ -153,6 +154,15 @@ def round_parameters(rho: float, rounds: int, alpha: float,
     epsilon = exponential_mechanism_epsilon((1.0 - alpha) * rho / rounds)
     sigma = gaussian_sigma(alpha * rho / rounds, marginal_l2_sensitivity(ledger.relation, 1))
     return epsilon, sigma
+
+
+def measurement_sigma(sigma: float, last: bool, ledger: Ledger) -> float:
+    """``sigma``, except in the last round, whose measurement spends exactly what the ledger has
+    left: T rounded per-round shares need not add up to rho, and the ledger accepts no total
+    above it, so the last release absorbs the rounding (a few ulps, never above rho)."""
+    if not last:
+        return sigma
+    return gaussian_sigma(ledger.remaining_rho, marginal_l2_sensitivity(ledger.relation, 1))
 
 
 def select_worst_marginal(candidates: list[Clique], truth: Mapping[Clique, np.ndarray],

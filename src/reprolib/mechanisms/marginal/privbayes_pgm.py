@@ -15,8 +15,10 @@ Accounting, and what changed from the original:
   eps**2/8 and the marginals get Gaussian noise.
 * Budget: rho_sel = beta * rho (beta = ``selection_share``, PrivBayes' 0.3) buys d - 1 selections,
   each with eps_sel = sqrt(8 rho_sel / (d - 1)); rho_meas = (1 - beta) * rho buys d marginals with
-  equal noise, sigma = sqrt(d / (2 rho_meas)) (L2 sensitivity 1 per marginal). They add up to rho.
-  With one attribute there is nothing to select and its marginal gets all of rho.
+  equal noise, sigma = sqrt(d / (2 rho_meas)) (L2 sensitivity 1 per marginal). They add up to rho;
+  the last marginal measured is calibrated to what the ledger has left, so the floating-point total
+  is rho to within a few ulps and never above it. With one attribute there is nothing to select and
+  its marginal gets all of rho.
 * Score: the L1 dependence of :func:`dependence_score` instead of PrivBayes' mutual information.
   Its add/remove sensitivity is 2 for every N, so N need not be public (see that function).
 * N: the degree rule and the cell limit need the record count; they read it off the noisy total of
@@ -199,8 +201,11 @@ class _Run:
         network = [root]
         while len(network) < len(attributes):
             network.append(self._select(network))
-        for node in network[1:]:
+        for node in network[1:-1]:
             self._measure(node)
+        if len(network) > 1:
+            self._measure(network[-1], sigma=gaussian_sigma(
+                self.ledger.remaining_rho, marginal_l2_sensitivity(self.ledger.relation, 1)))
         model = fit_model(self.domain, self.measurements, iters=self.config.iters)
         cliques = [node.clique(self.domain) for node in network]
         return SynthesisResult(
@@ -217,9 +222,11 @@ class _Run:
                 "seconds": time.perf_counter() - started,
             })
 
-    def _measure(self, node: Node) -> NoisyMarginal:
+    def _measure(self, node: Node, sigma: float | None = None) -> NoisyMarginal:
+        """Measure ``node``'s marginal at ``sigma`` (default: the common sigma)."""
         given = f" given {', '.join(node.parents)}" if node.parents else ""
-        measurement = measure_marginal(self.data, node.clique(self.domain), sigma=self.sigma,
+        measurement = measure_marginal(self.data, node.clique(self.domain),
+                                       sigma=self.sigma if sigma is None else sigma,
                                        rng=self.rng, ledger=self.ledger,
                                        label=f"measure {node.child}{given}")
         self.measurements.append(measurement)

@@ -45,6 +45,7 @@ from reprolib.privacy import (
     gaussian_mechanism,
     gaussian_sigma,
     marginal_l2_sensitivity,
+    split_budget,
 )
 
 if TYPE_CHECKING:
@@ -181,7 +182,9 @@ def allocate(budget: PrivacyBudget, calibration: Calibration,
 
     ``"paper"`` spends ``budget.rho`` exactly; with a constraint, the two releases get rho in the
     ratio of their (epsilon, delta) shares, converted with the budget's bound (zCDP composition is
-    tighter than the paper's basic composition, so both get more than their share alone).
+    tighter than the paper's basic composition, so both get more than their share alone), split by
+    :func:`reprolib.privacy.split_budget` so the two never add up to more than rho; the
+    constraint, released second, then spends what the ledger has left.
     ``"code"`` spends rho_BS(epsilon, delta) (or rho_BS of each share), the authors' calibration.
     """
     if calibration == "paper" and constraint_fraction is None:
@@ -199,9 +202,8 @@ def allocate(budget: PrivacyBudget, calibration: Calibration,
     rho_m = eps_to_rho((1 - share) * eps, (1 - share) * delta, bound=bound)
     if calibration == "code":
         return Allocation(rho_marginals=rho_m, rho_constraint=rho_c, bound=bound)
-    rho_constraint = budget.rho * rho_c / (rho_c + rho_m)
-    return Allocation(rho_marginals=budget.rho - rho_constraint, rho_constraint=rho_constraint,
-                      bound=bound)
+    rho_marginals, rho_constraint = split_budget(budget.rho, (rho_m, rho_c))
+    return Allocation(rho_marginals=rho_marginals, rho_constraint=rho_constraint, bound=bound)
 
 
 def all_pairs(data: Dataset) -> tuple[Pair, ...]:
@@ -280,7 +282,9 @@ class PrivPGD:
         penalty, estimate, sigma_c = None, None, None
         if cfg.constraint is not None:
             penalty, estimate, sigma_c = _measure_constraint(
-                data, cfg.constraint, rho=allocation.rho_constraint, rng=rng, ledger=ledger,
+                data, cfg.constraint, rng=rng, ledger=ledger,
+                rho=ledger.remaining_rho if cfg.calibration == "paper"
+                else allocation.rho_constraint,
                 device=device)
         seconds_measure = time.perf_counter() - clock
 

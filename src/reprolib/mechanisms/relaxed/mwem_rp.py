@@ -38,6 +38,7 @@ from reprolib.mechanisms._base import (
     require_workload,
 )
 from reprolib.mechanisms.marginal.mwem_pgm import (
+    measurement_sigma,
     round_parameters,
     select_worst_marginal,
     uniform_marginals,
@@ -122,8 +123,9 @@ class MWEMRelaxedProjection:
                          else uniform_marginals(domain, candidates))  # total is 1 before round 1
             choice = select_worst_marginal(candidates, truth, estimates, epsilon=epsilon, rng=rng,
                                            ledger=ledger, label=f"round {t} selection")
-            measurements.append(measure_marginal(data, choice, sigma=sigma, rng=rng,
-                                                 ledger=ledger, label=f"round {t} {choice}"))
+            measurements.append(measure_marginal(
+                data, choice, sigma=measurement_sigma(sigma, t == rounds, ledger), rng=rng,
+                ledger=ledger, label=f"round {t} {choice}"))
             selected.append(choice)
             totals.append(estimated_total(measurements))
             fit_started = time.perf_counter()

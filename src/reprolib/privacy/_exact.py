@@ -1,0 +1,61 @@
+"""Directed rounding of exact rationals to floats, and budget splits that never overspend.
+
+Every charge is a float, so the exact (real) total of a list of charges is a rational number that
+Python's ``fractions.Fraction`` represents without error. Rounding that total, or a share of it,
+to the nearest float can move it up by half an ulp; the helpers here round in the direction that
+keeps the accounting conservative instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from reprolib.privacy import _validate
+
+
+def round_up(value: Fraction) -> float:
+    """The smallest float >= ``value`` (``float(Fraction)`` rounds to nearest, then we correct)."""
+    nearest = float(value)
+    return math.nextafter(nearest, math.inf) if Fraction(nearest) < value else nearest
+
+
+def round_down(value: Fraction) -> float:
+    """The largest float <= ``value``."""
+    nearest = float(value)
+    return math.nextafter(nearest, -math.inf) if Fraction(nearest) > value else nearest
+
+
+def exact_sum(values: Sequence[float]) -> Fraction:
+    """The exact real sum of floats (no rounding at all)."""
+    return sum(map(Fraction, values), Fraction(0))
+
+
+def split_budget(rho: float, weights: Sequence[float]) -> tuple[float, ...]:
+    """Split ``rho`` into parts proportional to ``weights`` whose exact sum is at most ``rho``.
+
+    Part i < n is fl(rho * w_i / W) (W the sum of the weights); the last part is the exact
+    remainder rho - sum_{i<n} part_i rounded *down* to a float. Floating-point shares need this:
+    each fl(rho * w_i / W) is rounded to nearest, so n of them can add up to up to n/2 ulps more
+    than rho (e.g. three shares of 1/3 each), which a ledger that accepts no total above its
+    budget would refuse. The parts therefore sum to rho minus less than one ulp of the last part.
+
+    Args:
+        rho: the budget to split, > 0.
+        weights: positive, finite relative shares (they need not sum to one).
+
+    Returns:
+        one positive part per weight, in order.
+    """
+    rho = _validate.positive("rho", rho)
+    if not weights:
+        raise ValueError("weights must name at least one share")
+    weights = [_validate.positive(f"weights[{i}]", w) for i, w in enumerate(weights)]
+    total = math.fsum(weights)
+    parts = [rho * (w / total) for w in weights[:-1]]
+    last = round_down(Fraction(rho) - exact_sum(parts))
+    if last <= 0.0:
+        raise ValueError(f"the last weight {weights[-1]!r} is too small a share of {total!r} to "
+                         "receive any budget after rounding; merge it with another share")
+    return (*parts, last)
