@@ -1,9 +1,10 @@
-"""MWEM + Relaxed Projection: exact accounting per charge, refusals, determinism, accuracy."""
+"""MWEM + Relaxed Projection: every charge from its closed form, the estimated total, accuracy.
+
+The total spend, the relation, seeding and the output domain are in test_contract.py."""
 
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from reprolib.mechanisms.pgm import NoisyMarginal
@@ -21,11 +22,10 @@ PROJECTION = RelaxedProjectionConfig(n_synthetic=200, iterations=150, learning_r
 ROUNDS = 4
 
 
-def _fit(data, rho, seed=0, rounds=ROUNDS, workload=WORKLOAD,
-         relation=NeighbourRelation.ADD_REMOVE):
+def _fit(data, rho, rounds=ROUNDS, workload=WORKLOAD):
     mechanism = MWEMRelaxedProjection(MWEMRPConfig(rounds=rounds, projection=PROJECTION))
-    return mechanism.fit(data, PrivacyBudget(rho=rho, relation=relation),
-                         np.random.default_rng(seed), workload=workload)
+    return mechanism.fit(data, PrivacyBudget(rho=rho, relation=NeighbourRelation.ADD_REMOVE),
+                         np.random.default_rng(0), workload=workload)
 
 
 def _workload_error(data, marginal):
@@ -39,10 +39,9 @@ def run(titanic):
     return _fit(titanic, rho=0.5)
 
 
-def test_spends_exactly_the_budget_in_closed_form_charges(run):
+def test_every_charge_matches_the_closed_form(run):
     rho = 0.5
     ledger = run.ledger
-    assert ledger.is_exhausted() and ledger.spent_rho == pytest.approx(rho, rel=1e-12)
     assert [c.mechanism for c in ledger.charges] == ["exponential", "gaussian"] * ROUNDS
     for charge in ledger.charges:
         assert charge.rho == pytest.approx(rho / (2 * ROUNDS), rel=1e-12)
@@ -57,15 +56,8 @@ def test_spends_exactly_the_budget_in_closed_form_charges(run):
 
 def test_releases_records_of_the_estimated_total(titanic, run):
     synthetic = run.synthetic
-    assert synthetic.domain == titanic.domain
     assert synthetic.records == max(1, round(run.log.totals[-1]))
     assert abs(run.log.totals[-1] - titanic.records) < 0.1 * titanic.records
-
-
-def test_same_seed_same_output(titanic, run):
-    again = _fit(titanic, rho=0.5)
-    assert again.diagnostics["selected"] == run.diagnostics["selected"]
-    pd.testing.assert_frame_equal(again.synthetic.frame, run.synthetic.frame)
 
 
 def test_large_budget_beats_the_uniform_table(titanic):
@@ -85,9 +77,7 @@ def test_default_rounds_is_the_number_of_attributes():
         MWEMRPConfig(rounds=0)
 
 
-def test_refuses_replace_one_budgets_and_missing_workloads(titanic):
-    with pytest.raises(ValueError, match="add-remove"):
-        _fit(titanic, rho=1.0, relation=NeighbourRelation.REPLACE_ONE)
+def test_refuses_a_missing_workload(titanic):
     with pytest.raises(ValueError, match="workload-aware"):
         _fit(titanic, rho=1.0, workload=None)
 

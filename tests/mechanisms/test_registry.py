@@ -6,7 +6,14 @@ from typing import Literal
 
 import pytest
 
-from reprolib.mechanisms import available, build, config_class, make_config
+from reprolib.mechanisms import (
+    Registration,
+    available,
+    build,
+    config_class,
+    make_config,
+    registration,
+)
 from reprolib.mechanisms._registry import coerce
 from reprolib.privacy import NeighbourRelation
 
@@ -105,3 +112,41 @@ def test_every_registered_config_can_be_validated(name):
     # every field's declared type resolves, and the defaults pass their own validation
     defaults = {f.name: getattr(config(), f.name) for f in dataclasses.fields(config) if f.init}
     assert make_config(config, defaults) == config()
+
+ADD_REMOVE, REPLACE_ONE = NeighbourRelation.ADD_REMOVE, NeighbourRelation.REPLACE_ONE
+
+
+def test_relation_overrides_set_the_named_field_or_nothing():
+    assert registration("AIM").relation_overrides(REPLACE_ONE) == {"relation": REPLACE_ONE}
+    assert registration("PrivPGD").relation_overrides(REPLACE_ONE) == {}
+    with pytest.raises(ValueError, match=r"add-remove.*\['replace-one'\]"):
+        registration("PrivPGD").relation_overrides(ADD_REMOVE)
+
+
+def test_a_registration_must_say_how_it_selects_one_of_several_relations():
+    with pytest.raises(ValueError, match="relation_setting"):
+        Registration(name="X", module="m", cls="X", config=None,
+                     relations=(ADD_REMOVE, REPLACE_ONE))
+    with pytest.raises(ValueError, match="once"):
+        Registration(name="X", module="m", cls="X", config=None, relations=())
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner:
+    steps: int = 10
+    rate: float = 0.1
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outer:
+    rounds: int = 1
+    inner: _Inner = dataclasses.field(default_factory=_Inner)
+
+
+def test_nested_settings_come_from_a_mapping_and_are_checked():
+    config = make_config(_Outer, {"rounds": 3, "inner": {"steps": 5}})
+    assert config == _Outer(rounds=3, inner=_Inner(steps=5, rate=0.1))
+    with pytest.raises(TypeError, match=r"Outer.inner has no setting\(s\) \['step'\]"):
+        make_config(_Outer, {"inner": {"step": 5}}, owner="Outer")
+    with pytest.raises(TypeError, match="Outer.inner.rate must be float"):
+        make_config(_Outer, {"inner": {"rate": "fast"}}, owner="Outer")

@@ -100,6 +100,21 @@ def open_ledger(mechanism: Synthesizer, budget: PrivacyBudget) -> Ledger:
     return Ledger(budget)
 
 
+def check_inputs(mechanism: Synthesizer, data: Dataset, workload: Workload | None) -> None:
+    """Refuse, before anything is measured, data without records and workloads naming attributes
+    the data does not have; each ValueError says what was wrong and what to pass instead."""
+    if data.records == 0:
+        raise ValueError(f"{mechanism.name} got a dataset with 0 records; pass at least one record")
+    if workload is not None:
+        unknown = [a for a in workload.attributes if a not in data.domain]
+        if unknown:
+            raise ValueError(
+                f"workload {workload.name!r} names attributes {unknown} that the data does not "
+                f"have (its domain: {list(data.domain.attributes)}); build the workload from "
+                "data.domain, e.g. reprolib.queries.all_kway(data.domain, 3)"
+            )
+
+
 def require_workload(mechanism: Synthesizer, workload: Workload | None) -> Workload:
     """``workload``, or a ValueError telling the caller that this mechanism needs one."""
     if workload is None:

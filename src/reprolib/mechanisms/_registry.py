@@ -15,6 +15,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from reprolib.privacy import NeighbourRelation
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Registration:
@@ -25,6 +27,9 @@ class Registration:
         module: the module that defines it.
         cls: its class name in that module.
         config: its frozen config class name in that module (None: it takes no config).
+        relations: the neighbouring relations it can account under, the default first.
+        relation_setting: the config field that selects the relation; None when the class fixes
+            it (then ``relations`` has exactly one entry).
         quick: config overrides for a run of a second or so on a toy dataset (the contract
             suite's and the examples' setting; never a paper's).
     """
@@ -33,7 +38,29 @@ class Registration:
     module: str
     cls: str
     config: str | None
+    relations: tuple[NeighbourRelation, ...]
+    relation_setting: str | None = None
     quick: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.relations or len(set(self.relations)) != len(self.relations):
+            raise ValueError(f"{self.name}: relations must list each accepted relation once, "
+                             f"got {self.relations}")
+        if self.relation_setting is None and len(self.relations) != 1:
+            raise ValueError(f"{self.name} accepts {len(self.relations)} relations: name the "
+                             "config field that selects one in relation_setting")
+
+    def relation_overrides(self, relation: NeighbourRelation) -> dict[str, Any]:
+        """The config overrides that make the mechanism account under ``relation``.
+
+        Raises:
+            ValueError: if the mechanism cannot account under ``relation``; the message lists the
+                relations it accepts.
+        """
+        if relation not in self.relations:
+            raise ValueError(f"{self.name} cannot account under the {relation.value} relation; "
+                             f"it accepts {[r.value for r in self.relations]}")
+        return {} if self.relation_setting is None else {self.relation_setting: relation}
 
     @property
     def family(self) -> str:
@@ -42,23 +69,28 @@ class Registration:
 
 
 _M = "reprolib.mechanisms"
+_ADD_REMOVE, _REPLACE_ONE = NeighbourRelation.ADD_REMOVE, NeighbourRelation.REPLACE_ONE
 REGISTRATIONS: tuple[Registration, ...] = (
     Registration(name="AIM", module=f"{_M}.marginal.aim", cls="AIM", config="AIMConfig",
+                 relations=(_ADD_REMOVE, _REPLACE_ONE), relation_setting="relation",
                  quick={"pgm_iters": 20, "final_pgm_iters": 20, "max_model_size_mb": 1.0}),
     Registration(name="MST", module=f"{_M}.marginal.mst", cls="MST", config="MSTConfig",
+                 relations=(_ADD_REMOVE, _REPLACE_ONE), relation_setting="relation",
                  quick={"pgm_iters": 20, "selection_pgm_iters": 20}),
     Registration(name="MWEM+PGM", module=f"{_M}.marginal.mwem_pgm", cls="MWEMPGM",
-                 config="MWEMPGMConfig", quick={"rounds": 3, "pgm_iters": 20}),
+                 config="MWEMPGMConfig", relations=(_ADD_REMOVE,),
+                 quick={"rounds": 3, "pgm_iters": 20}),
     Registration(name="Independent", module=f"{_M}.marginal.independent", cls="Independent",
-                 config="IndependentConfig", quick={"pgm_iters": 20}),
+                 config="IndependentConfig", relations=(_ADD_REMOVE,), quick={"pgm_iters": 20}),
     Registration(name="Gaussian", module=f"{_M}.marginal.gaussian", cls="GaussianWorkload",
-                 config=None),
+                 config=None, relations=(_ADD_REMOVE,)),
     Registration(name="PrivBayes+PGM", module=f"{_M}.marginal.privbayes_pgm", cls="PrivBayesPGM",
-                 config="PrivBayesPGMConfig", quick={"iters": 20}),
+                 config="PrivBayesPGMConfig", relations=(_ADD_REMOVE,), quick={"iters": 20}),
     Registration(name="MWEM+RP", module=f"{_M}.relaxed.mwem_rp", cls="MWEMRelaxedProjection",
-                 config="MWEMRPConfig", quick={"rounds": 3}),
+                 config="MWEMRPConfig", relations=(_ADD_REMOVE,),
+                 quick={"rounds": 3, "projection": {"n_synthetic": 200, "iterations": 100}}),
     Registration(name="PrivPGD", module=f"{_M}.particles.privpgd", cls="PrivPGD",
-                 config="PrivPGDConfig",
+                 config="PrivPGDConfig", relations=(_REPLACE_ONE,),
                  quick={"n_particles": 200, "epochs": 3, "projection_iterations": 5,
                         "device": "cpu"}),
 )
@@ -142,8 +174,9 @@ def make_config(config: type, overrides: Mapping[str, Any], *, base: Any = None,
 
 def coerce(hint: Any, value: Any, where: str) -> Any:
     """``value`` as type ``hint`` where that loses nothing: int -> float (never bool), list ->
-    tuple, a mapping's keys and values coerced, the value of an enum member -> the member;
-    otherwise a TypeError naming ``where`` and the expected type."""
+    tuple, a mapping's keys and values coerced, a mapping of settings -> a nested config
+    dataclass, the value of an enum member -> the member; otherwise a TypeError naming ``where``
+    and the expected type."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any:
         return value
@@ -178,6 +211,8 @@ def coerce(hint: Any, value: Any, where: str) -> Any:
             raise TypeError(f"{where} must be {target.__name__}, got {value!r}")
         if isinstance(value, target):
             return value
+        if dataclasses.is_dataclass(target) and isinstance(value, Mapping):
+            return make_config(target, value, owner=where)
         if issubclass(target, enum.Enum):
             try:
                 return target(value)

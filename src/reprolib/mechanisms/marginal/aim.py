@@ -20,6 +20,7 @@ from reprolib.data import Dataset, Domain
 from reprolib.mechanisms._base import (
     MechanismTraits,
     SynthesisResult,
+    check_inputs,
     open_ledger,
     require_workload,
 )
@@ -188,6 +189,7 @@ class AIM:
 
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
+        check_inputs(self, data, workload)
         workload = require_workload(self, workload)
         return _AIMRun(self.config, data, budget, rng, workload, open_ledger(self, budget)).run()
 

@@ -16,6 +16,7 @@ from reprolib.data import Dataset, Domain
 from reprolib.mechanisms._base import (
     MechanismTraits,
     SynthesisResult,
+    check_inputs,
     open_ledger,
     require_workload,
 )
@@ -93,6 +94,7 @@ class GaussianWorkload:
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
         """Release one noisy answer per workload marginal (counts, shaped like the marginal)."""
+        check_inputs(self, data, workload)
         started = time.perf_counter()
         workload = require_workload(self, workload)
         ledger = open_ledger(self, budget)

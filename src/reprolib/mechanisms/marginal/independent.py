@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from reprolib.data import Dataset
-from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_ledger
+from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, check_inputs, open_ledger
 from reprolib.mechanisms.pgm import fit_model, measure_marginal, synthetic_dataset
 from reprolib.privacy import (
     NeighbourRelation,
@@ -60,6 +60,7 @@ class Independent:
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
         """Release synthetic records; ``workload`` is ignored (the mechanism is workload-agnostic)."""
+        check_inputs(self, data, workload)
         started = time.perf_counter()
         ledger = open_ledger(self, budget)
         attributes = data.domain.attributes

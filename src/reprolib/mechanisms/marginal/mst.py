@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reprolib.data import Dataset, Domain
-from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_ledger
+from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, check_inputs, open_ledger
 from reprolib.mechanisms.pgm import (
     LOSS_WEIGHTINGS,
     Clique,
@@ -172,6 +172,7 @@ class MST:
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
         """Release synthetic records in the original domain; ``workload`` is ignored."""
+        check_inputs(self, data, workload)
         started = time.perf_counter()
         ledger = open_ledger(self, budget)
         attributes, d = data.domain.attributes, len(data.domain)

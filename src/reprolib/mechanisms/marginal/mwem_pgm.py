@@ -22,6 +22,7 @@ from reprolib.data import Dataset, Domain
 from reprolib.mechanisms._base import (
     MechanismTraits,
     SynthesisResult,
+    check_inputs,
     open_ledger,
     require_workload,
 )
@@ -99,6 +100,7 @@ class MWEMPGM:
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
         """Run T rounds on the workload's marginals and release synthetic records."""
+        check_inputs(self, data, workload)
         started = time.perf_counter()
         workload = require_workload(self, workload)
         ledger = open_ledger(self, budget)

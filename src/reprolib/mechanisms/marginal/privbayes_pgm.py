@@ -44,7 +44,7 @@ from typing import ClassVar
 import numpy as np
 
 from reprolib.data import Dataset, Domain
-from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_ledger
+from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, check_inputs, open_ledger
 from reprolib.mechanisms.pgm import (
     Clique,
     NoisyMarginal,
@@ -171,6 +171,7 @@ class PrivBayesPGM:
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
         """Learn the network, measure its marginals, fit Private-PGM and sample; ignores workload."""
+        check_inputs(self, data, workload)
         return _Run(self.config, data, budget, rng, open_ledger(self, budget)).run()
 
 

@@ -26,7 +26,13 @@ import torch
 
 from reprolib._device import resolve_device
 from reprolib.data import Dataset, embed
-from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_ledger, seed_from
+from reprolib.mechanisms._base import (
+    MechanismTraits,
+    SynthesisResult,
+    check_inputs,
+    open_ledger,
+    seed_from,
+)
 from reprolib.mechanisms.particles._descent import (
     ThresholdPenalty,
     particle_descent,
@@ -265,6 +271,7 @@ class PrivPGD:
         workload: Workload | None = None,
     ) -> SynthesisResult:
         """Release ``data``'s 2-way marginals and return ``n_particles`` synthetic records."""
+        check_inputs(self, data, workload)
         cfg = self.config
         if len(data.domain) < 2:
             raise ValueError("PrivPGD needs at least 2 attributes (it measures 2-way marginals)")

@@ -34,6 +34,7 @@ from reprolib.data import Dataset
 from reprolib.mechanisms._base import (
     MechanismTraits,
     SynthesisResult,
+    check_inputs,
     open_ledger,
     require_workload,
 )
@@ -103,6 +104,7 @@ class MWEMRelaxedProjection:
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
         """Run T rounds and release round(N_T) records rounded from the final relaxed rows."""
+        check_inputs(self, data, workload)
         workload = require_workload(self, workload)
         ledger = open_ledger(self, budget)
         started = time.perf_counter()
