@@ -103,7 +103,7 @@ def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
         epsilon >= 0 (0 exactly when rho == 0), never below the exact value of the bound.
 
     >>> round(rho_to_eps(0.5, 1e-5, bound="bun-steinke"), 6)
-    5.298317
+    5.298526
     """
     _check_bound(bound)
     rho = _validate.non_negative("rho", rho)
