@@ -131,7 +131,7 @@ def build(name: str, overrides: Mapping[str, Any] | None = None, **fixed: Any) -
     unknown names.
     """
     cls, config = get(name), config_class(name)
-    values = {**(overrides or {})}
+    values = dict(overrides or {})
     if config is None:
         if values or fixed:
             raise TypeError(f"{name} takes no configuration, got {sorted({**values, **fixed})}")

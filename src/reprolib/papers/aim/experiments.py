@@ -23,6 +23,7 @@ from reprolib.papers.aim.setup import (
     build_mechanism,
     build_workload,
     error_metrics,
+    from_profile,
     load_aim_dataset,
     load_cell_data,
     run_mechanism,
@@ -136,10 +137,7 @@ class ZerosSettings:
 
 def zeros_settings(scale: Scale) -> ZerosSettings:
     """Table 3's settings at a scale: the scale's profile."""
-    profile = PROFILES[scale]
-    return ZerosSettings(epsilons=profile.epsilons, trials=profile.trials,
-                         pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
-                         loss_weighting=profile.loss_weighting)
+    return from_profile(ZerosSettings, scale)
 
 
 def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from reprolib.experiments._scales import Scale
 from reprolib.mechanisms.pgm import LossWeighting
 from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
 
+T = TypeVar("T")
 PAPER_EPSILONS = tuple(round(10.0 ** (k / 2), 12) for k in range(-4, 5))
 DELTA = 1e-9
 AIM_DATASETS = ("adult", "salary", "msnbc", "fire", "nltcs", "titanic")
@@ -72,6 +73,13 @@ PROFILES: dict[Scale, Profile] = {
                      pgm_iters=1000, max_model_size_mb=80.0, mechanisms=FIGURE_MECHANISMS),
 }
 
+
+
+def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
+    """``settings`` at ``scale``: ``extra`` where given, else the scale's Profile field of that name."""
+    profile = PROFILES[scale]
+    return settings(**{f.name: getattr(profile, f.name) for f in dataclasses.fields(settings)
+                       if f.name not in extra}, **extra)
 
 def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Dataset:
     """An AIM benchmark dataset, optionally restricted to ``attributes`` (kept in domain order)."""

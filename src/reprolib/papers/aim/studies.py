@@ -25,6 +25,7 @@ from reprolib.papers.aim.setup import (
     build_mechanism,
     build_workload,
     error_metrics,
+    from_profile,
     load_cell_data,
     run_mechanism,
     run_params,
@@ -97,10 +98,9 @@ class CapacitySettings:
 
 def capacity_settings(scale: Scale) -> CapacitySettings:
     """Figure 4 (a-b)'s settings at a scale: ``STUDIES`` and the scale's profile."""
-    study, profile = STUDIES[scale], PROFILES[scale]
-    return CapacitySettings(capacity_epsilons=study.capacity_epsilons,
-                            capacities_mb=study.capacities_mb, trials=profile.trials,
-                            pgm_iters=profile.pgm_iters, loss_weighting=profile.loss_weighting)
+    study = STUDIES[scale]
+    return from_profile(CapacitySettings, scale, capacity_epsilons=study.capacity_epsilons,
+                        capacities_mb=study.capacities_mb)
 
 
 def _capacity_cells(scale: Scale, settings: CapacitySettings) -> list[Cell]:
@@ -145,11 +145,7 @@ class BoundsSettings:
 
 def bounds_settings(scale: Scale) -> BoundsSettings:
     """Figure 4 (c)'s settings at a scale: ``STUDIES`` and the scale's profile."""
-    profile = PROFILES[scale]
-    return BoundsSettings(bounds_epsilon=STUDIES[scale].bounds_epsilon, trials=profile.trials,
-                          pgm_iters=profile.pgm_iters,
-                          max_model_size_mb=profile.max_model_size_mb,
-                          loss_weighting=profile.loss_weighting)
+    return from_profile(BoundsSettings, scale, bounds_epsilon=STUDIES[scale].bounds_epsilon)
 
 
 def _bounds_cells(scale: Scale, settings: BoundsSettings) -> list[Cell]:
@@ -263,10 +259,7 @@ class MWEMSettings:
 
 def mwem_settings(scale: Scale) -> MWEMSettings:
     """Figure 7's settings at a scale: the scale's profile and ``STUDIES``."""
-    profile = PROFILES[scale]
-    return MWEMSettings(datasets=profile.datasets, epsilons=profile.epsilons,
-                        mwem_rounds=STUDIES[scale].mwem_rounds, trials=profile.trials,
-                        pgm_iters=profile.pgm_iters)
+    return from_profile(MWEMSettings, scale, mwem_rounds=STUDIES[scale].mwem_rounds)
 
 
 def _mwem_cells(scale: Scale, settings: MWEMSettings) -> list[Cell]:
