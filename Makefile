@@ -5,12 +5,7 @@ BIN := $(VENV)/bin
 SCALE ?= small
 DEVICE ?= auto
 
-# Private-PGM (mbi) wants float64 JAX and no persistent compilation cache.
-export JAX_ENABLE_X64 := 1
-export JAX_ENABLE_COMPILATION_CACHE := false
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-# mbi's sampler iterates over sets of names: a fixed hash seed makes runs reproducible
-export PYTHONHASHSEED := 0
 
 .PHONY: setup test book notebooks lint clean
 

@@ -15,7 +15,6 @@ The Figure 6 / Figure 4a style sweep on adult and fire (hours on a CPU at large 
     .venv/bin/python benchmarks/aim_speed.py --dataset adult fire --epsilon 0.1 1 10 \\
         --capacity 1.25 5 20 80 --out results/aim/benchmarks/aim-speed.csv
 
-Run with ``PYTHONHASHSEED=0`` (``make`` exports it) so that the generated records are reproducible.
 JAX picks its platform itself; ``JAX_PLATFORMS=cuda`` with a CUDA-enabled jaxlib runs on a GPU.
 """
 

@@ -10,7 +10,6 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from reprolib._hashseed import fix_hash_seed_for_children
 from reprolib._paths import generated_dir, repo_root, shown
 from reprolib.experiments import Artifact
 
@@ -99,8 +98,6 @@ def execute(run: NotebookRun, *, progress: bool = False) -> float:
     """
     import jupytext
     import papermill
-
-    fix_hash_seed_for_children()  # the kernel inherits it: same records in every run
 
     notebook = jupytext.read(run.source)
     run.output.parent.mkdir(parents=True, exist_ok=True)

@@ -6,12 +6,10 @@ Run ``reprolib --help`` or ``python -m reprolib --help``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from reprolib._device import DEVICES
-from reprolib._hashseed import fix_hash_seed_for_children, hash_seed_is_fixed
 from reprolib.experiments import (
     COMPANION,
     SCALES,
@@ -164,9 +162,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``reprolib`` and ``python -m reprolib``."""
-    if argv is None and not hash_seed_is_fixed():  # see reprolib._hashseed
-        fix_hash_seed_for_children()
-        os.execv(sys.executable, [sys.executable, "-m", "reprolib", *sys.argv[1:]])
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)

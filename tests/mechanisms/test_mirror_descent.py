@@ -1,11 +1,13 @@
 """Private-PGM's own mirror descent fits what mbi's MirrorDescent fits, in NumPy and in JAX."""
 
+import jax
 import jax.numpy as jnp
 import mbi
 import numpy as np
 import pytest
 from mbi import estimation, marginal_loss
 
+from reprolib.mechanisms.pgm import float64
 from reprolib.mechanisms.pgm._junction_tree import NumpyModel
 from reprolib.mechanisms.pgm._mirror_descent import (
     _jax_descent,
@@ -25,6 +27,13 @@ STRUCTURES = {
         ("a", "b", "c"), ("b", "c", "d"), ("b", "c"), ("b", "c"), ("d",)],
 }
 ENGINES = ("numpy", "jax")
+
+
+@pytest.fixture(autouse=True)
+def _in_float64():
+    """mbi's reference fits and reads of the models at Private-PGM's precision, as the engine's."""
+    with float64():
+        yield
 
 
 def _measurements(cliques, seed=0):
@@ -65,6 +74,18 @@ def test_fits_what_mbi_fits(structure, engine):
     measurements = _measurements(STRUCTURES[structure])
     model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=100, engine=engine)
     _assert_same_marginals(model, _reference(measurements, 100))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_fits_in_float64_whatever_jax_is_set_to(engine):
+    measurements = _measurements(STRUCTURES["chain"])
+    with jax.enable_x64(False):
+        model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=50, engine=engine)
+        assert not jax.config.jax_enable_x64  # restored on return
+    for clique in model.cliques:
+        assert model.potentials[clique].values.dtype == jnp.float64
+        assert model.marginals[clique].values.dtype == jnp.float64
+    assert jax.config.jax_enable_x64  # the fixture's float64() again
 
 
 def _half_square(mu, data):

@@ -28,6 +28,7 @@ from reprolib.mechanisms.pgm import (
     LossWeighting,
     NoisyMarginal,
     estimated_total,
+    float64,
     loss_measurements,
     measure_marginal,
     model_marginals,
@@ -216,16 +217,17 @@ class MST:
         The total is the minimum-variance unbiased one from the unmerged one-way and the two-way
         measurements, the estimate the reference code's library makes from these measurements.
         """
-        from mbi import estimation  # here: _pgm has configured JAX by now
+        from mbi import estimation
 
         original = compression.original.to_mbi()
         loss = loss_measurements([*one_way, *two_way], self.config.loss_weighting)
         loss = [entry.compress({m.clique[0]: compression.codes(m.clique[0])}, original)
                 if len(m.clique) == 1 and compression.merged[m.clique[0]].size else entry
                 for m, entry in zip((*one_way, *two_way), loss, strict=True)]
-        return estimation.MirrorDescent().estimate(
-            compression.domain.to_mbi(), loss, known_total=estimated_total([*one_way, *two_way]),
-            iters=iters)
+        with float64():  # Private-PGM's precision, as in fit_model
+            return estimation.MirrorDescent().estimate(
+                compression.domain.to_mbi(), loss,
+                known_total=estimated_total([*one_way, *two_way]), iters=iters)
 
 def _spanning_tree(compressed: Dataset, model: mbi.MarkovRandomField, epsilon: float,
                    rng: np.random.Generator, ledger: Ledger) -> list[Clique]:

@@ -1,7 +1,9 @@
 """The Private-PGM engine (mbi 2.0 and our NumPy mirror descent): measuring marginals, fitting the
-graphical model, reading its marginals, generating records, and the junction-tree size (JT-SIZE).
+graphical model, reading its marginals, generating records, and the junction-tree size (JT-SIZE),
+all in float64 (:func:`float64` scopes JAX's x64 mode; nothing is configured at import).
 """
 
+from reprolib.mechanisms.pgm._float64 import float64  # first: it imports mbi (see its docstring)
 from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
 from reprolib.mechanisms.pgm._model import (
     LOSS_WEIGHTINGS,
@@ -25,6 +27,7 @@ __all__ = [
     "downward_closure",
     "estimated_total",
     "fit_model",
+    "float64",
     "junction_tree_size_mb",
     "loss_measurements",
     "measure_marginal",

@@ -30,6 +30,7 @@ import mbi
 import numpy as np
 from mbi import CliqueVector, Factor, estimation, marginal_loss, marginal_oracles
 
+from reprolib.mechanisms.pgm._float64 import in_float64
 from reprolib.mechanisms.pgm._junction_tree import NumpyModel, expand_potentials
 
 Clique = tuple[str, ...]
@@ -48,6 +49,7 @@ def prefers_numpy(cells: int, cliques: int, steps: int) -> bool:
     return NUMPY_EXTRA_SECONDS * cells * steps <= COMPILE_SECONDS * cliques
 
 
+@in_float64
 def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement], *,
                    known_total: float, iters: int,
                    warm_start: mbi.MarkovRandomField | None = None,
@@ -64,6 +66,8 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
         constraints: structural zeros, handled by mbi's constrained oracle (JAX only).
         engine: "numpy", "jax", or "auto" (:func:`prefers_numpy` decides); constraints or other
             queries than the identity always run in JAX.
+
+    Runs in float64, whatever JAX's configuration outside.
     """
     constraints = tuple(constraints)
     loss_fn = marginal_loss.from_linear_measurements(measurements, domain)

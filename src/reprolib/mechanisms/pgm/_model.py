@@ -5,10 +5,8 @@ graphical model to the noisy marginals, reading many marginals of a fitted model
 seeded generation of records. The fit (``_mirror_descent``), the marginals (``_pgm_numpy``) and
 the generation (``_pgm_sampling``) follow mbi's algorithms but run in NumPy where compiling a JAX
 program for every new clique structure would cost more than it saves. (JT-SIZE, for capacity
-rules, lives in ``_jtsize``.)
-
-Importing this module turns on float64 in JAX (mbi warns that float32 stalls its estimators on
-large datasets) and turns off JAX's persistent compilation cache (counterproductive for mbi).
+rules, lives in ``_jtsize``.) Fitting, reading marginals and generating run in float64
+(``_float64``).
 """
 
 from __future__ import annotations
@@ -18,11 +16,6 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-import jax
-
-jax.config.update("jax_enable_x64", True)
-jax.config.update("jax_enable_compilation_cache", False)
-
 import mbi
 import networkx as nx
 import numpy as np
@@ -30,6 +23,7 @@ import pandas as pd
 from mbi import estimation, marginal_oracles
 
 from reprolib.data import Dataset, Domain
+from reprolib.mechanisms.pgm._float64 import in_float64
 from reprolib.mechanisms.pgm._junction_tree import JunctionTree
 from reprolib.mechanisms.pgm._mirror_descent import mirror_descent
 from reprolib.mechanisms.pgm._sampling import rounded_records
@@ -119,6 +113,7 @@ def estimated_total(measurements: Sequence[NoisyMarginal]) -> float:
         loss_measurements(measurements, "inverse-variance")))
 
 
+@in_float64
 def model_marginals(model: mbi.MarkovRandomField,
                     cliques: Iterable[Clique]) -> dict[Clique, np.ndarray]:
     """The model's marginals (counts) on many attribute sets at once, in numpy.
@@ -200,6 +195,7 @@ def _separator(sender: Clique, receiver: Clique) -> Clique:
     return tuple(a for a in receiver if a in sender)
 
 
+@in_float64
 def synthetic_dataset(model: mbi.MarkovRandomField, domain: Domain, rng: np.random.Generator,
                       rows: int | None = None) -> Dataset:
     """Records drawn from ``model`` by mbi's randomized rounding, seeded from ``rng``.

@@ -3,7 +3,11 @@
 A port of ``mbi.MarkovRandomField.synthetic_data(method="round")`` (mbi 2.0) that reads the
 model's marginals from a callable instead of JAX factors (mbi's version expands the potentials and
 compiles a message-passing program for every model it samples from) and draws from an explicit
-``RandomState``: seeded alike, it makes mbi's draws in mbi's order, so the records are the same.
+``RandomState``. mbi stacks a column's parents in the iteration order of a Python set of attribute
+names, which follows the process's string hash seed (``PYTHONHASHSEED``); this port stacks them in
+domain order, so the records do not depend on it. Seeded alike, it makes mbi's draws in mbi's
+order, and the records are mbi's whenever no column has two parents or mbi's set order happens to
+be the domain order.
 """
 
 from __future__ import annotations
@@ -36,10 +40,11 @@ def rounded_records(marginal: Callable[[Clique], np.ndarray], nodes: Sequence[Cl
                     random: np.random.RandomState) -> dict[str, np.ndarray]:
     """``total`` records, one column at a time in reverse ``elimination_order``.
 
-    Each column is drawn given the already drawn columns it shares a junction-tree node
-    (``nodes``) with: within each group of equal parent values, ranks plus uniform noise over the
-    group size are read off the conditional CDF of ``marginal`` (counts on a clique, axes in the
-    clique's order), so every group's values follow the model's conditional closely.
+    Each column is drawn given its parents, the already drawn columns it shares a junction-tree
+    node (``nodes``) with, taken in the order of ``sizes`` (the domain's): within each group of
+    equal parent values, ranks plus uniform noise over the group size are read off the conditional
+    CDF of ``marginal`` (counts on a clique, axes in the clique's order), so every group's values
+    follow the model's conditional closely.
     """
     order = list(elimination_order)[::-1]
     cliques = [set(node) for node in nodes]
@@ -47,7 +52,7 @@ def rounded_records(marginal: Callable[[Clique], np.ndarray], nodes: Sequence[Cl
     used = {order[0]}
     for col in order[1:]:
         relevant = [cl for cl in cliques if col in cl]
-        proj = tuple(used.intersection(set().union(*relevant)))  # mbi's (hash-seeded) set order
+        proj = tuple(a for a in sizes if a in used and any(a in cl for cl in relevant))
         used.add(col)
         if not proj:
             data[col] = _rounded_column(marginal((col,)), total, random)
