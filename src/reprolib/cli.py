@@ -26,7 +26,7 @@ DEFAULT_SCALE = "small"
 def _print_table(rows: list[list[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip())
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -95,12 +95,12 @@ def test_marginal_matches_brute_force(data):
     n = data.draw(st.integers(0, 40))
     domain = Domain(tuple(f"c{i}" for i in range(len(sizes))), tuple(sizes))
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    frame = pd.DataFrame({a: rng.integers(0, s, n) for a, s in zip(domain.attributes, sizes)})
+    frame = pd.DataFrame({a: rng.integers(0, s, n) for a, s in zip(domain.attributes, sizes, strict=False)})
     dataset = Dataset(frame, domain)
     names = data.draw(st.permutations(domain.attributes))[: data.draw(st.integers(1, len(sizes)))]
     counts = dataset.marginal(names)
     for cell in itertools.product(*(range(domain.size(a)) for a in names)):
-        expected = sum(all(row[a] == v for a, v in zip(names, cell)) for _, row in frame.iterrows())
+        expected = sum(all(row[a] == v for a, v in zip(names, cell, strict=False)) for _, row in frame.iterrows())
         assert counts[cell] == expected
 
 

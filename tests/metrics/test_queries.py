@@ -54,8 +54,8 @@ def test_counting_draw_is_reproducible_hashable_and_seed_dependent(real, countin
 def test_counting_queries_have_the_papers_shape_and_rejection_bounds(real, counting):
     assert len(counting.attributes) == 200
     assert all(len(set(names)) == 3 for names in counting.attributes)
-    assert all(0 <= lo <= hi <= 1 for lows, highs in zip(counting.lower, counting.upper)
-               for lo, hi in zip(lows, highs))
+    assert all(0 <= lo <= hi <= 1 for lows, highs in zip(counting.lower, counting.upper, strict=False)
+               for lo, hi in zip(lows, highs, strict=False))
     answers = counting.answer(real)
     assert answers.min() >= 0.05 and answers.max() <= 0.95
 
@@ -66,7 +66,7 @@ def test_counting_answers_equal_the_literal_box_test_in_embedding_space(real, co
     brute = [
         np.all((points[:, [names.index(a) for a in cols]] >= lo)
                & (points[:, [names.index(a) for a in cols]] <= hi), axis=1).mean()
-        for cols, lo, hi in zip(counting.attributes, counting.lower, counting.upper)
+        for cols, lo, hi in zip(counting.attributes, counting.lower, counting.upper, strict=False)
     ]
     np.testing.assert_array_equal(counting.answer(real), brute)
 

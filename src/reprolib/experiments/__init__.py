@@ -1,5 +1,6 @@
 """The experiment engine: artifacts, the catalogue of papers, grids of runs, the results store,
-scale profiles, provenance and the reproduction checks. Nothing here belongs to one paper."""
+scale profiles, provenance and the reproduction checks. Nothing here belongs to one paper.
+"""
 
 from reprolib.experiments._artifacts import Artifact, pending
 from reprolib.experiments._catalogue import COMPANION, Catalogue, Chapter, PaperSpec, catalogue

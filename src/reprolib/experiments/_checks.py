@@ -100,7 +100,8 @@ class Check:
 
     def run(self, context: CheckContext) -> Outcome:
         """Evaluate, turning missing results into a ``missing`` outcome and a documented
-        deviation's failure into ``deviation`` (its pass into ``fail``: the note is stale)."""
+        deviation's failure into ``deviation`` (its pass into ``fail``: the note is stale).
+        """
         try:
             outcome = self.evaluate(context)
         except MissingResults as missing:
@@ -153,7 +154,8 @@ def evaluate_checks(checks: Sequence[Check], results_root: Path | None = None,
 
 def scorecard_frame(evaluated: Sequence[tuple[Check, Outcome]]) -> pd.DataFrame:
     """One row per check: paper, id, kind, scale, data, status, observed, expected, description
-    and note (a documented deviation's explanation, else empty)."""
+    and note (a documented deviation's explanation, else empty).
+    """
     return pd.DataFrame(
         [{"paper": c.paper, "check": c.id, "kind": c.kind, "scale": c.scale, "data": c.data,
           "status": o.status, "observed": o.observed, "expected": o.expected,

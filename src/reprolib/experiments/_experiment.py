@@ -77,14 +77,16 @@ class Experiment:
 
 def get_experiment(artifact_id: str) -> Experiment:
     """The experiment of an artifact (of the one it reads its runs from, see
-    ``Artifact.results_of``); artifacts without one raise a KeyError saying so."""
+    ``Artifact.results_of``); artifacts without one raise a KeyError saying so.
+    """
     return catalogue().experiment(artifact_id)
 
 
 def store_path(artifact_id: str, scale: str, root: Path | None = None, *,
                within: Catalogue | None = None) -> Path:
     """``<results>/<paper>/<artifact>/<scale>.parquet`` (the store of ``results_of`` if set), for
-    an artifact of ``within`` (default: the installed papers' catalogue)."""
+    an artifact of ``within`` (default: the installed papers' catalogue).
+    """
     papers = within or catalogue()
     artifact = papers.artifact(artifact_id)
     artifact = papers.artifact(artifact.results_of) if artifact.results_of else artifact

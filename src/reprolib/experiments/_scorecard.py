@@ -104,14 +104,16 @@ def artifact_scorecard(catalogue: Catalogue, evaluated: Sequence[tuple[Check, Ou
 def _recorded_scales(catalogue: Catalogue, artifact: Artifact,
                     root: Path | None = None) -> list[str]:
     """The scales, smallest first, at which the artifact's runs (or its ``results_of``'s) are
-    recorded."""
+    recorded.
+    """
     return [scale for scale in SCALES
             if store_path(artifact.id, scale, root, within=catalogue).is_file()]
 
 
 def _data_words(catalogue: Catalogue, artifact: Artifact, root: Path | None) -> str:
     """``the paper's data: ...``, ``stand-in: ...`` or both, read from the largest recorded
-    scale's runs; or the spec's words for an artifact that reads no data."""
+    scale's runs; or the spec's words for an artifact that reads no data.
+    """
     spec = catalogue.paper(artifact.paper)
     if artifact.id in spec.no_data:
         return spec.no_data[artifact.id]

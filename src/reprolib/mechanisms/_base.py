@@ -102,7 +102,8 @@ def open_ledger(mechanism: Synthesizer, budget: PrivacyBudget) -> Ledger:
 
 def check_inputs(mechanism: Synthesizer, data: Dataset, workload: Workload | None) -> None:
     """Refuse, before anything is measured, data without records and workloads naming attributes
-    the data does not have; each ValueError says what was wrong and what to pass instead."""
+    the data does not have; each ValueError says what was wrong and what to pass instead.
+    """
     if data.records == 0:
         raise ValueError(f"{mechanism.name} got a dataset with 0 records; pass at least one record")
     if workload is not None:

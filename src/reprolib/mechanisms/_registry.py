@@ -176,7 +176,8 @@ def coerce(hint: Any, value: Any, where: str) -> Any:
     """``value`` as type ``hint`` where that loses nothing: int -> float (never bool), list ->
     tuple, a mapping's keys and values coerced, a mapping of settings -> a nested config
     dataclass, the value of an enum member -> the member; otherwise a TypeError naming ``where``
-    and the expected type."""
+    and the expected type.
+    """
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any:
         return value

@@ -56,7 +56,8 @@ def _check_bound(bound: str) -> None:
 
 def _upper_float(value: Decimal, magnitude: Decimal) -> float:
     """The smallest float >= value + margin * magnitude, an upper bound on the exact quantity
-    that ``value`` approximates when ``magnitude`` bounds the sizes of the terms it was built from."""
+    that ``value`` approximates when ``magnitude`` bounds the sizes of the terms it was built from.
+    """
     with decimal.localcontext(_CONTEXT):
         bound = value + _MARGIN * magnitude
     return round_up(Fraction(bound))
@@ -75,7 +76,8 @@ def _cks_optimal_order(rho: float, log_delta: float) -> float:
 
 def _cks_eps_upper(rho: float, delta: float, alpha: float) -> float:
     """A float >= eps_alpha(rho, delta), evaluated with log(1 - 1/alpha) = log((alpha-1)/alpha)
-    to avoid cancellation; alpha - 1 is exact in 60 digits since alpha is a float."""
+    to avoid cancellation; alpha - 1 is exact in 60 digits since alpha is a float.
+    """
     with decimal.localcontext(_CONTEXT):
         a, r, inv_delta_log = Decimal(alpha), Decimal(rho), -Decimal(delta).ln()
         a_minus_1, log_a = a - 1, a.ln()
@@ -117,7 +119,7 @@ def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
 
 
 def cks_delta(rho: float, eps: float) -> float:
-    """delta such that rho-zCDP implies (eps, delta)-DP by Canonne–Kamath–Steinke (2020, Prop. 12).
+    """Delta such that rho-zCDP implies (eps, delta)-DP by Canonne–Kamath–Steinke (2020, Prop. 12).
 
     delta = inf over alpha > 1 of exp((alpha-1)*(alpha*rho - eps)) / (alpha-1) * (1 - 1/alpha)**alpha,
     capped at 1. The infimum is at the root of (2*alpha - 1)*rho - eps + log(1 - 1/alpha) = 0; the

@@ -17,7 +17,7 @@ L1 error of one Gaussian-noised marginal with n cells (AIM's quality penalty and
 
 
 def gaussian_rho(sigma: float, sensitivity: float) -> float:
-    """zCDP cost of adding N(0, sigma**2) noise to a query of L2 sensitivity ``sensitivity``.
+    """ZCDP cost of adding N(0, sigma**2) noise to a query of L2 sensitivity ``sensitivity``.
 
     rho = sensitivity**2 / (2 sigma**2) (Bun & Steinke 2016, Proposition 1.6), computed exactly
     from the two floats and rounded up, so the charge is never below the true cost of ``sigma``.

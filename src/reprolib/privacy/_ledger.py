@@ -105,7 +105,8 @@ class Ledger:
 
     def charge(self, rho: float, *, mechanism: str, label: str, **details: float) -> Charge:
         """Record a release costing ``rho``; raise BudgetExceededError if the exact total would
-        exceed the budget (no tolerance)."""
+        exceed the budget (no tolerance).
+        """
         rho = _validate.non_negative("rho", rho)
         total = self._spent + Fraction(rho)
         excess = total - Fraction(self.budget.rho)

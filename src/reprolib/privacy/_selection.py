@@ -13,7 +13,7 @@ from reprolib.privacy._ledger import Ledger
 
 
 def exponential_mechanism_rho(epsilon: float) -> float:
-    """zCDP cost epsilon**2 / 8 of the exponential mechanism with parameter ``epsilon``.
+    """ZCDP cost epsilon**2 / 8 of the exponential mechanism with parameter ``epsilon``.
 
     The mechanism samples r with probability proportional to exp(epsilon * u(r) / (2 Delta)); it
     is epsilon-bounded-range, hence epsilon**2/8-zCDP (Cesar & Rogers 2021; AIM paper, Proposition 9).

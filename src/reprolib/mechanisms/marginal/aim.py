@@ -168,7 +168,8 @@ def initial_parameters(rho: float, n_attributes: int, config: AIMConfig,
     """(sigma_0, epsilon_1): each round assumed to cost rho / T with T = rounds_factor * d, alpha
     of it to the Gaussian measurement (Delta^2 / (2 sigma_0^2), Delta the marginal's L2
     sensitivity: 1 under add/remove, sqrt(2) under replace-one) and the rest to the selection
-    (epsilon_1^2 / 8)."""
+    (epsilon_1^2 / 8).
+    """
     per_round = rho / (config.rounds_factor * n_attributes)
     return (gaussian_sigma(config.alpha * per_round, l2_sensitivity),
             exponential_mechanism_epsilon((1.0 - config.alpha) * per_round))
@@ -184,11 +185,13 @@ class AIM:
 
     @property
     def traits(self) -> MechanismTraits:
+        """Table 1's four columns, and the neighbouring relation set in the config."""
         return MechanismTraits(workload_aware=True, data_aware=True, budget_aware=True,
                                efficiency_aware=True, relation=self.config.relation)
 
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
+        """Run AIM on ``data``, spending exactly ``budget``; ``workload`` is required."""
         check_inputs(self, data, workload)
         workload = require_workload(self, workload)
         return _AIMRun(self.config, data, budget, rng, workload, open_ledger(self, budget)).run()

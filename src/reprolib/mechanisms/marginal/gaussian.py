@@ -35,7 +35,7 @@ _EXPECTED_ABS_NORMAL = math.sqrt(2.0 / math.pi)
 
 
 def privsyn_allocation(workload: Workload, domain: Domain, rho: float) -> np.ndarray:
-    """zCDP budget rho_i of each workload marginal: rho_i proportional to (c_i n_i)^(2/3).
+    """ZCDP budget rho_i of each workload marginal: rho_i proportional to (c_i n_i)^(2/3).
 
     n_i is the marginal's number of cells and c_i its workload weight; sum_i rho_i = rho. The
     rule minimises the expected weighted L1 error sum_i c_i sqrt(2/pi) sigma_i n_i subject to

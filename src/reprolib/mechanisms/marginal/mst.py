@@ -167,6 +167,7 @@ class MST:
 
     @property
     def traits(self) -> MechanismTraits:
+        """Table 1's four columns, and the neighbouring relation set in the config."""
         return MechanismTraits(workload_aware=False, data_aware=True, budget_aware=False,
                                efficiency_aware=True, relation=self.config.relation)
 
@@ -231,7 +232,7 @@ class MST:
 
 def _spanning_tree(compressed: Dataset, model: mbi.MarkovRandomField, epsilon: float,
                    rng: np.random.Generator, ledger: Ledger) -> list[Clique]:
-    """d - 1 edges chosen Kruskal-style, each by the exponential mechanism.
+    """D - 1 edges chosen Kruskal-style, each by the exponential mechanism.
 
     Candidates are the attribute pairs joining two different components of the tree so far;
     the score of (a, b) is ||M_ab(D) - M_ab(model)||_1 on the compressed domain, computed once

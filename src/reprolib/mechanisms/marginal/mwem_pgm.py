@@ -152,7 +152,8 @@ class MWEMPGM:
 def round_parameters(rho: float, rounds: int, alpha: float,
                      ledger: Ledger) -> tuple[float, float]:
     """(epsilon, sigma) of one MWEM round: (1 - alpha) rho / T to selection, alpha rho / T to
-    measurement (sigma for one marginal under the ledger's relation)."""
+    measurement (sigma for one marginal under the ledger's relation).
+    """
     epsilon = exponential_mechanism_epsilon((1.0 - alpha) * rho / rounds)
     sigma = gaussian_sigma(alpha * rho / rounds, marginal_l2_sensitivity(ledger.relation, 1))
     return epsilon, sigma
@@ -161,7 +162,8 @@ def round_parameters(rho: float, rounds: int, alpha: float,
 def measurement_sigma(sigma: float, last: bool, ledger: Ledger) -> float:
     """``sigma``, except in the last round, whose measurement spends exactly what the ledger has
     left: T rounded per-round shares need not add up to rho, and the ledger accepts no total
-    above it, so the last release absorbs the rounding (a few ulps, never above rho)."""
+    above it, so the last release absorbs the rounding (a few ulps, never above rho).
+    """
     if not last:
         return sigma
     return gaussian_sigma(ledger.remaining_rho, marginal_l2_sensitivity(ledger.relation, 1))

@@ -118,7 +118,7 @@ class PrivBayesLog:
 
 
 def dependence_score(data: Dataset, child: str, parents: Clique) -> float:
-    """f = 1/2 sum_{x, pi} |c(x, pi) - c(x) c(pi) / N|: how far the counts are from independence.
+    """F = 1/2 sum_{x, pi} |c(x, pi) - c(x) c(pi) / N|: how far the counts are from independence.
 
     c are the counts of ``data`` (N records) over the child's values x and the parents' joint
     values pi. f / N = 1/2 ||P[X, Pi] - P[X] P[Pi]||_1, the total variation distance of the

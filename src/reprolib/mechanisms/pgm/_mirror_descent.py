@@ -135,6 +135,6 @@ def _jax_descent(theta, alpha, steps, loss_fn, total, constraints, *, oracle):
 
 
 def _vector(domain: mbi.Domain, tables: dict[Clique, np.ndarray]) -> CliqueVector:
-    """mbi's CliqueVector of ``tables`` (as JAX arrays), in the dict's clique order."""
+    """Mbi's CliqueVector of ``tables`` (as JAX arrays), in the dict's clique order."""
     return CliqueVector(domain, list(tables), {
         c: Factor(domain.project(c), jnp.asarray(t)) for c, t in tables.items()})

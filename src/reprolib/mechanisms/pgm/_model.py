@@ -91,7 +91,7 @@ def fit_model(
 
 def loss_measurements(measurements: Sequence[NoisyMarginal],
                       weighting: LossWeighting) -> list[mbi.LinearMeasurement]:
-    """mbi measurements whose loss has the weights of ``weighting`` (see :func:`fit_model`).
+    """Mbi measurements whose loss has the weights of ``weighting`` (see :func:`fit_model`).
 
     mbi weights a measurement by 1/stddev^2, so "inverse-std" passes sqrt(sigma) as stddev.
     """

@@ -1,5 +1,6 @@
 """Figures of the AIM part, drawn like the paper's: one panel per dataset, epsilon on a log axis,
-mean over trials with min-max bars, workload-aware mechanisms solid and the others dotted."""
+mean over trials with min-max bars, workload-aware mechanisms solid and the others dotted.
+"""
 
 from __future__ import annotations
 
@@ -136,7 +137,8 @@ def runtime_vs_epsilon(frame: pd.DataFrame):
 
 def best_over_rounds(frame: pd.DataFrame) -> pd.DataFrame:
     """Figure 7's statistic: per dataset, mechanism and epsilon, the smallest trial-mean error
-    over the round counts T, and the T that attains it."""
+    over the round counts T, and the T that attains it.
+    """
     means = (frame.groupby(["dataset", "mechanism", "epsilon", "param.rounds"])
              ["metric.workload_error"].mean().reset_index())
     best = means.loc[means.groupby(["dataset", "mechanism", "epsilon"])

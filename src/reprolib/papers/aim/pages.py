@@ -39,14 +39,16 @@ def yes_no(values: pd.Series) -> pd.Series:
 
 def compared_workload_aware(mechanisms: Iterable[str]) -> tuple[str, ...]:
     """The workload-aware mechanisms among ``mechanisms`` that the paper's Figures 1-3 compare,
-    in the order of ``WORKLOAD_AWARE`` (the "AIM wins" claim and its page use this one list)."""
+    in the order of ``WORKLOAD_AWARE`` (the "AIM wins" claim and its page use this one list).
+    """
     present = set(mechanisms)
     return tuple(m for m in WORKLOAD_AWARE if m in present and m not in ABLATION_ONLY)
 
 
 def taxonomy_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Table 1: each mechanism's declared traits ("yes"/"no"), whether they match the paper's
-    row, and the neighbouring relation the mechanism's privacy guarantee uses."""
+    row, and the neighbouring relation the mechanism's privacy guarantee uses.
+    """
     rows = frame.set_index("mechanism")
     ours = rows[[f"metric.{t}" for t in TAXONOMY]].astype(bool)
     ours.columns = list(TAXONOMY)
@@ -80,8 +82,9 @@ def attribute_counts(datasets: pd.DataFrame) -> dict[int, list[str]]:
 
 def first_round_parameters(epsilons: Sequence[float], delta: float, attributes: Iterable[int],
                            config: AIMConfig | None = None) -> pd.DataFrame:
-    """rho (CKS, at ``delta``) and AIM's initial sigma_0 and epsilon_1 for each epsilon and each
-    attribute count d (closed forms of ``initial_parameters``)."""
+    """Rho (CKS, at ``delta``) and AIM's initial sigma_0 and epsilon_1 for each epsilon and each
+    attribute count d (closed forms of ``initial_parameters``).
+    """
     config = config or AIMConfig()
     rows = []
     for epsilon in epsilons:
@@ -95,7 +98,8 @@ def first_round_parameters(epsilons: Sequence[float], delta: float, attributes: 
 
 def marginal_errors(results: pd.DataFrame) -> pd.DataFrame:
     """Figure 4 (c): one row per bounded marginal of every run, with the bound / error ratio and
-    whether the true error lies within the bound."""
+    whether the true error lies within the bound.
+    """
     columns = ["cliques", "in_workload", "supported", "bound", "error"]
     frames = [pd.DataFrame({c: list(row[f"metric.{c}"]) for c in columns}).assign(seed=row["seed"])
               for _, row in results.iterrows()]
@@ -118,7 +122,8 @@ def coverage_summary(errors: pd.DataFrame) -> pd.DataFrame:
 
 def mwem_best(results: pd.DataFrame) -> pd.DataFrame:
     """Figure 7: per dataset and epsilon, each generator's best-over-T error and its T, and
-    whether MWEM+PGM's is at most MWEM+RP's (a bool column ``pgm_better``)."""
+    whether MWEM+PGM's is at most MWEM+RP's (a bool column ``pgm_better``).
+    """
     best = best_over_rounds(results).pivot_table(index=["dataset", "epsilon"],
                                                  columns="mechanism",
                                                  values=["best_error", "best_rounds"])
@@ -132,7 +137,8 @@ def mwem_best(results: pd.DataFrame) -> pd.DataFrame:
 
 def error_table(results: pd.DataFrame) -> pd.DataFrame:
     """Figures 1-3 as numbers: mean workload error, datasets and epsilons as rows, one column per
-    mechanism."""
+    mechanism.
+    """
     return summarise(results).pivot_table(index=["dataset", "epsilon"], columns="mechanism",
                                           values="mean").rename_axis(columns=None)
 

@@ -92,7 +92,8 @@ def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Da
 def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str,
                attributes: tuple[str, ...] | None) -> dict[str, object]:
     """The run parameters every AIM experiment cell records (their keys, values and types are part
-    of the cell's key in the results store: change them and every stored run is recomputed)."""
+    of the cell's key in the results store: change them and every stored run is recomputed).
+    """
     return {"pgm_iters": int(pgm_iters), "loss_weighting": str(loss_weighting),
             "max_model_size_mb": float(max_model_size_mb),
             "attributes": list(attributes) if attributes else None}
@@ -133,7 +134,8 @@ CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str]] = {
 
 def build_mechanism(name: str, params: Mapping[str, object], **fixed: object):
     """A mechanism of the AIM experiments, built from its typed config with a cell's parameters
-    (see ``CONFIG_FROM_PARAMS``); ``fixed`` are config values set by code (structural zeros)."""
+    (see ``CONFIG_FROM_PARAMS``); ``fixed`` are config values set by code (structural zeros).
+    """
     from reprolib.mechanisms import build
 
     if name not in CONFIG_FROM_PARAMS:

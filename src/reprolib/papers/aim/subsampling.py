@@ -45,7 +45,7 @@ def expected_l1_deviation(m: int, p: ArrayLike) -> np.ndarray:
 
 
 def _cell_probabilities(data: Dataset, workload: Workload) -> list[np.ndarray]:
-    """p = M_r(D) / N for every workload clique, without the empty cells (they add nothing)."""
+    """P = M_r(D) / N for every workload clique, without the empty cells (they add nothing)."""
     if data.records == 0:
         raise ValueError("the dataset has no records; there is nothing to resample")
     probabilities = []

@@ -30,7 +30,7 @@ def replace_one_budget(epsilon: float, delta: float) -> PrivacyBudget:
 
 
 def calibration_noise(epsilons: Sequence[float], delta: float) -> pd.DataFrame:
-    """rho and the sensitivity-1 Gaussian sigma of both calibrations, one row per epsilon.
+    """Rho and the sensitivity-1 Gaussian sigma of both calibrations, one row per epsilon.
 
     The last column is the epsilon (CKS, same delta) that the ``"code"`` calibration's noise meets.
     """
@@ -66,8 +66,9 @@ def noise_per_cell(attributes: Mapping[str, int], epsilons: Sequence[float],
 
 
 def constraint_split(epsilon: float, delta: float, fraction: float) -> pd.DataFrame:
-    """rho and sigma of the marginals and of a protected statistic getting ``fraction`` of the
-    (epsilon, delta) budget, under both calibrations, and the CKS rho of each share on its own."""
+    """Rho and sigma of the marginals and of a protected statistic getting ``fraction`` of the
+    (epsilon, delta) budget, under both calibrations, and the CKS rho of each share on its own.
+    """
     rows = {}
     for calibration in CALIBRATIONS:
         shares = allocate(replace_one_budget(epsilon, delta), calibration,
@@ -129,7 +130,8 @@ def authors_baseline_costs(config: AIMConfig | None = None) -> dict[str, float]:
 def true_epsilons(factors: Mapping[str, float], epsilons: Sequence[float],
                   delta: float) -> pd.DataFrame:
     """The epsilon (CKS, at ``delta``) that a run labelled epsilon meets if it really spends
-    ``factor`` times the labelled budget's rho; one column per factor, one row per label."""
+    ``factor`` times the labelled budget's rho; one column per factor, one row per label.
+    """
     return pd.DataFrame({
         name: {eps: rho_to_eps(factor * replace_one_budget(eps, delta).rho, delta)
                for eps in epsilons}

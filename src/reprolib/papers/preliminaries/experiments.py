@@ -84,7 +84,7 @@ def value_at(frame, *, bound: str, delta: float, epsilon: float, metric: str) ->
 
 
 def quoted_table(frame) -> pd.DataFrame:
-    """rho and sigma under both conversions at the epsilons other chapters quote."""
+    """Rho and sigma under both conversions at the epsilons other chapters quote."""
     rows = frame[frame["epsilon"].isin(QUOTED_EPSILONS)]
     table = rows.pivot_table(index=["delta", "epsilon"], columns="mechanism",
                              values=["metric.rho", "metric.sigma"])

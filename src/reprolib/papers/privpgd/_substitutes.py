@@ -139,7 +139,7 @@ _ACS: dict[str, _AcsStandIn] = {
     "traveltime": _AcsStandIn(
         "travel_time",
         keep=lambda f: (f.AGEP > 16) & (f.PWGTP >= 1) & _worked(f),
-        label=lambda f: f.DENSITY > f.DENSITY.median(),
+        label=lambda f: f.DENSITY.median() < f.DENSITY,
         leave_out=("PUMA", "ST"),
     ),
 }

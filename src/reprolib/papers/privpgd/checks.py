@@ -143,7 +143,8 @@ def _edge_shrinks(ctx: CheckContext) -> Outcome:
 
 def _by_strength(ctx: CheckContext, metric: str) -> pd.DataFrame:
     """Figure 3's mean of ``metric`` over runs: one row per lambda (ascending), one column per
-    dataset."""
+    dataset.
+    """
     return ctx.results("privpgd-fig3", SCALE).pivot_table(
         index="param.strength", columns="dataset", values=f"metric.{metric}")
 

@@ -188,7 +188,8 @@ def privpgd_discretisation(table: RawTable, bins: int = PAPER_BINS) -> Discretis
 
 def _split(data: Dataset, seed: int) -> tuple[Dataset, Dataset]:
     """Seeded 80/20 split; the test part has ceil(n/5) rows, as scikit-learn's
-    ``train_test_split(test_size=0.2)`` used by the authors, so the paper's n are reproduced."""
+    ``train_test_split(test_size=0.2)`` used by the authors, so the paper's n are reproduced.
+    """
     order = np.random.default_rng(seed).permutation(data.records)
     n_test = -(-data.records // 5)
 
@@ -225,14 +226,16 @@ def _load_acs(entry: PrivPGDDataset, root: Path | None) -> RawTable:
 
 def _openml_home(root: Path | None) -> Path:
     """``<data dir>/openml`` if it holds a prepared cache, else the user cache (never written
-    into the data directory, which may be shared)."""
+    into the data directory, which may be shared).
+    """
     shared = (root if root is not None else default_data_dir()) / "openml"
     return shared if shared.is_dir() else user_cache_dir() / "openml"
 
 
 def _load_openml(entry: PrivPGDDataset, root: Path | None) -> RawTable:
     """The OpenML table as the authors prepared it: rows with a missing value dropped, target
-    last, then the first column dropped (``iloc[:, 1:]`` in their code; it gives the paper's d)."""
+    last, then the first column dropped (``iloc[:, 1:]`` in their code; it gives the paper's d).
+    """
     from sklearn.datasets import fetch_openml
 
     home = _openml_home(root)

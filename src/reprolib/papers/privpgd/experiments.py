@@ -40,7 +40,8 @@ def _cells(artifact: str, datasets: tuple[str, ...], mechanisms: tuple[str, ...]
            params_of: Callable[[str], dict[str, object]],
            attributes: Mapping[str, tuple[str, ...]] | None) -> list[Cell]:
     """Cells over datasets x mechanisms x ``extra`` (a list of param dicts) x trials;
-    ``params_of(mechanism)`` are a mechanism's recorded settings."""
+    ``params_of(mechanism)`` are a mechanism's recorded settings.
+    """
     return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=epsilon, delta=DELTA, seed=t,
                  params={**params_of(m), "attributes": dataset_attributes(attributes, d), **x})
             for d, m, x, t in itertools.product(datasets, mechanisms, extra, range(trials))]

@@ -17,7 +17,8 @@ from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
 
 def dataset_title(name: str) -> str:
     """The paper's name of a dataset (``"publiccoverage"`` -> ``"ACS Public Coverage"``); a name
-    that is not one of the paper's nine is returned unchanged."""
+    that is not one of the paper's nine is returned unchanged.
+    """
     entry = PRIVPGD_DATASETS.get(name)
     return entry.title if entry is not None else name
 
@@ -57,7 +58,8 @@ def distance_means(results: pd.DataFrame) -> pd.DataFrame:
 def paper_lowest(reported: pd.DataFrame, epsilon: float, metric: str,
                  mechanism: str = "PrivPGD") -> tuple[int, int]:
     """On how many of the paper's datasets at ``epsilon`` ``mechanism``'s ``metric`` is strictly
-    below every other mechanism's: (count, datasets)."""
+    below every other mechanism's: (count, datasets).
+    """
     rows = reported[np.isclose(reported["epsilon"], epsilon)]
     means = rows.pivot_table(index="dataset", columns="mechanism", values=metric)
     lowest = means[mechanism] < means.drop(columns=mechanism).min(axis=1)

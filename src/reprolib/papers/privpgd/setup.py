@@ -63,7 +63,8 @@ class Profile:
 def _shortened(epochs: int, projection_iterations: int, **rest: int) -> dict[str, int]:
     """PrivPGD settings with both learning-rate schedules shrunk in proportion: the paper decays
     every 50 of 1000 epochs and every 100 of 1750 projection steps; fewer steps keep the same
-    number of decays."""
+    number of decays.
+    """
     return {"epochs": epochs, "lr_step": max(1, round(50 * epochs / 1000)),
             "projection_iterations": projection_iterations,
             "projection_lr_step": max(1, round(100 * projection_iterations / 1750)), **rest}
@@ -140,7 +141,8 @@ def privpgd_params(privpgd: Mapping[str, int | float], calibration: str) -> dict
 
 def cell_params(settings: ComparisonSettings, mechanism: str) -> dict[str, object]:
     """The run parameters a cell of ``mechanism`` records: the data's, and the mechanism's own
-    settings only, so changing PrivPGD's settings re-runs PrivPGD and not the baselines."""
+    settings only, so changing PrivPGD's settings re-runs PrivPGD and not the baselines.
+    """
     params = data_params(settings.substitute, settings.max_records)
     if mechanism == "PrivPGD":
         return {**params, **privpgd_params(settings.privpgd, settings.calibration)}
@@ -216,7 +218,8 @@ def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "a
                     constraint=None):
     """PrivPGD or a PGM baseline, built from its typed config with a cell's parameters (see
     ``CONFIG_FROM_PARAMS``; baselines under the PrivPGD paper's replace-one relation: sensitivity
-    sqrt(2) per Gaussian, 2 per selection)."""
+    sqrt(2) per Gaussian, 2 per selection).
+    """
     from reprolib.mechanisms import build
     from reprolib.privacy import NeighbourRelation
 
