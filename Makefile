@@ -19,6 +19,7 @@ $(VENV)/.installed: pyproject.toml requirements-lock.txt
 test: setup
 	$(BIN)/ruff check src tests notebooks benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/reprolib toc --check
 	$(BIN)/pytest
 
@@ -33,6 +34,7 @@ book: notebooks
 lint: setup
 	$(BIN)/ruff check src tests notebooks benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean:
 	rm -rf _build book/generated

@@ -16,7 +16,7 @@ import importlib
 import pkgutil
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reprolib.experiments._artifacts import Artifact
 
@@ -93,7 +93,7 @@ class PaperSpec:
         return tuple(_resolve(self.checks)) if self.checks else ()
 
 
-def _resolve(target: str) -> object:
+def _resolve(target: str) -> Any:
     module, attribute = target.split(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -150,7 +150,7 @@ class Catalogue:
         spec = self.papers.get(artifact.paper)
         if spec is None or artifact.id not in spec.experiments:
             raise KeyError(f"artifact {artifact.id!r} has no experiment yet")
-        return _resolve(spec.experiments[artifact.id])  # type: ignore[return-value]
+        return _resolve(spec.experiments[artifact.id])
 
     def checks_of(self, paper: str | None = None) -> list[Check]:
         """All checks, or those of one paper."""

@@ -17,4 +17,4 @@ def check_scale(scale: str) -> Scale:
     """Return ``scale`` if it is one of :data:`SCALES`, else raise a ValueError listing them."""
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
-    return scale  # type: ignore[return-value]
+    return scale

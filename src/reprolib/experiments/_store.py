@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -191,7 +192,7 @@ class ResultsStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._rows: dict[str, dict[str, object]] = {}
+        self._rows: dict[str, dict[str, Any]] = {}
         self._signature: tuple[int, int, int] | None = None
         self._frame: pd.DataFrame | None = None
         self._refresh()
@@ -299,7 +300,7 @@ class ResultsStore:
             )
         return self._frame.copy()
 
-    def _current_rows(self) -> dict[str, dict[str, object]]:
+    def _current_rows(self) -> dict[str, dict[str, Any]]:
         self._refresh()
         return self._rows
 
@@ -341,7 +342,7 @@ def _file_signature(path: Path) -> tuple[int, int, int] | None:
     return (status.st_ino, status.st_size, status.st_mtime_ns)
 
 
-def _read_rows(path: Path) -> dict[str, dict[str, object]]:
+def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
     """Read and validate a results file; raise `StoreError` naming it on any problem."""
     if path.is_dir():
         raise StoreError(f"{path} is a folder; a results store is a single Parquet file")
@@ -373,7 +374,7 @@ def _read_rows(path: Path) -> dict[str, dict[str, object]]:
         raise StoreError(
             f"{path} has columns of the wrong type ({error}); {_RECOMPUTE_HINT}"
         ) from error
-    rows: dict[str, dict[str, object]] = {}
+    rows: dict[str, dict[str, Any]] = {}
     for row in table.to_pylist():
         if row["key"] in rows:
             raise StoreError(f"{path} holds key {row['key']} twice; {_RECOMPUTE_HINT}")

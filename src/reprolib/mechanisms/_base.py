@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -76,8 +76,15 @@ class Synthesizer(Protocol):
     mechanisms require ``workload``; the others ignore it.
     """
 
-    name: ClassVar[str]
-    traits: ClassVar[MechanismTraits]
+    @property
+    def name(self) -> str:
+        """The mechanism's name as the papers write it."""
+        ...
+
+    @property
+    def traits(self) -> MechanismTraits:
+        """What the mechanism needs and how it accounts (relation, workload-aware or not)."""
+        ...
 
     def fit(
         self,

@@ -139,7 +139,7 @@ def build(name: str, overrides: Mapping[str, Any] | None = None, **fixed: Any) -
     return cls(make_config(config, values, fixed=fixed, owner=name))
 
 
-def make_config(config: type, overrides: Mapping[str, Any], *, base: Any = None,
+def make_config(config: type[Any], overrides: Mapping[str, Any], *, base: Any = None,
                 fixed: Mapping[str, Any] | None = None, owner: str | None = None) -> Any:
     """A ``config`` instance: ``base`` (default: the class's defaults) with ``overrides`` and
     ``fixed`` applied, after checking that every name is a field and every override has the

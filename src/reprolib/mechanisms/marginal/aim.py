@@ -221,8 +221,8 @@ class _AIMRun:
             return gaussian_rho(sigma, l2) + exponential_mechanism_rho(epsilon)
 
         sigma, epsilon = initial_parameters(self.rho, len(self.domain), config, l2)
-        for r in (c for c in self.candidates if len(c) == 1):
-            self._measure(r, sigma, label=f"init {r[0]}")
+        for single in (c for c in self.candidates if len(c) == 1):
+            self._measure(single, sigma, label=f"init {single[0]}")
         model = self._fit(config.pgm_iters, warm_start=None)
         final = False
         while not final:

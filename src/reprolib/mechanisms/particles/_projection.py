@@ -204,7 +204,7 @@ def _groups(shapes: Sequence[tuple[int, int]],
     buckets: dict[tuple[int, int], list[int]] = defaultdict(list)
     for row, (ka, kb) in enumerate(shapes):
         buckets[(min(ka, kb), max(ka, kb))].append(row)
-    groups = []
+    groups: list[tuple[tuple[int, int], list[int]]] = []
     for shape, rows in buckets.items():
         per_chunk = max(1, MAX_BLOCK_ELEMENTS // (n_directions * shape[0] * shape[1]))
         groups.extend((shape, rows[i : i + per_chunk]) for i in range(0, len(rows), per_chunk))

@@ -288,11 +288,11 @@ class PrivPGD:
                                      ledger=ledger)
         penalty, estimate, sigma_c = None, None, None
         if cfg.constraint is not None:
+            rho_c = (ledger.remaining_rho if cfg.calibration == "paper"
+                     else allocation.rho_constraint)
+            assert rho_c is not None, "a constraint's share is allocated whenever there is one"
             penalty, estimate, sigma_c = _measure_constraint(
-                data, cfg.constraint, rng=rng, ledger=ledger,
-                rho=ledger.remaining_rho if cfg.calibration == "paper"
-                else allocation.rho_constraint,
-                device=device)
+                data, cfg.constraint, rng=rng, ledger=ledger, rho=rho_c, device=device)
         seconds_measure = time.perf_counter() - clock
 
         generator = torch.Generator(device=device).manual_seed(seed_from(rng))

@@ -23,7 +23,7 @@ import jax
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "JAX is running in float32 mode", UserWarning)
-    if not jax.config.jax_compilation_cache_dir:
+    if not jax.config.jax_compilation_cache_dir:  # type: ignore[attr-defined]
         warnings.filterwarnings("ignore", "JAX persistent compilation cache", UserWarning)
     import mbi  # noqa: F401
 

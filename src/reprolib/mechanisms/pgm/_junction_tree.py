@@ -19,7 +19,7 @@ import numpy as np
 from mbi import junction_tree
 from mbi.clique_utils import reverse_clique_mapping
 
-Clique = tuple[str, ...]
+from reprolib.queries import Clique
 
 
 class _Frame:

@@ -32,8 +32,8 @@ from mbi import CliqueVector, Factor, estimation, marginal_loss, marginal_oracle
 
 from reprolib.mechanisms.pgm._float64 import in_float64
 from reprolib.mechanisms.pgm._junction_tree import NumpyModel, expand_potentials
+from reprolib.queries import Clique
 
-Clique = tuple[str, ...]
 Engine = Literal["auto", "numpy", "jax"]
 STEPS_PER_BLOCK = estimation.CALLBACK_EVERY  # mbi runs whole blocks of this many steps
 NUMPY_EXTRA_SECONDS = 5e-8

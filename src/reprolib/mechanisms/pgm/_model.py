@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import mbi
 import networkx as nx
@@ -28,9 +28,9 @@ from reprolib.mechanisms.pgm._junction_tree import JunctionTree
 from reprolib.mechanisms.pgm._mirror_descent import mirror_descent
 from reprolib.mechanisms.pgm._sampling import rounded_records
 from reprolib.privacy import Ledger, gaussian_mechanism, marginal_l2_sensitivity
+from reprolib.queries import Clique
 from reprolib.queries._tables import broadcast_to, sum_to
 
-Clique = tuple[str, ...]
 LossWeighting = Literal["inverse-std", "inverse-variance"]
 LOSS_WEIGHTINGS: tuple[LossWeighting, ...] = ("inverse-std", "inverse-variance")
 
@@ -163,7 +163,8 @@ class _CalibratedTree:
                 parts.append(self._within_component(inside))
         # attributes in different components are independent: product of the parts / total^(k-1)
         total = float(next(iter(self.tables.values())).sum())
-        joint, axes = np.array(total), ()
+        joint: np.ndarray = np.array(total)
+        axes: Clique = ()
         for part, inside in parts:
             joint, axes = np.multiply.outer(joint, part) / total, axes + inside
         return np.transpose(joint, [axes.index(a) for a in clique])
@@ -178,7 +179,7 @@ class _CalibratedTree:
         for attribute in clique[1:]:
             holders = [n for n in distance if attribute in self.axes[n]]
             nodes.update(paths[min(holders, key=distance.__getitem__)])
-        operands: list[object] = [self.tables[root], [self.labels[a] for a in self.axes[root]]]
+        operands: list[Any] = [self.tables[root], [self.labels[a] for a in self.axes[root]]]
         for node in sorted(nodes - {root}):  # sorted: same summation order in every process
             parent = paths[node][-2]
             separator = _separator(self.axes[parent], self.axes[node])

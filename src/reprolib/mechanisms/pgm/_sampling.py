@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-Clique = tuple[str, ...]
+from reprolib.queries import Clique
 
 
 def _rounded_column(counts: np.ndarray, total: int, random: np.random.RandomState) -> np.ndarray:

@@ -52,8 +52,8 @@ import optax
 import pandas as pd
 
 from reprolib.data import Dataset, Domain
+from reprolib.queries import Clique
 
-Clique = tuple[str, ...]
 Parametrisation = Literal["sparsemax", "clip", "softmax"]
 PARAMETRISATIONS: tuple[Parametrisation, ...] = ("sparsemax", "clip", "softmax")
 _AXES = "abcdefghijklmopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # einsum letters; "n" is the row axis
