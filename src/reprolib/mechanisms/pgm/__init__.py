@@ -2,6 +2,7 @@
 graphical model, reading its marginals, generating records, and the junction-tree size (JT-SIZE)."""
 
 from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
+from reprolib.mechanisms.pgm._mirror_descent import STEP_RULES, StepRule
 from reprolib.mechanisms.pgm._model import (
     LOSS_WEIGHTINGS,
     Clique,
@@ -18,9 +19,11 @@ from reprolib.mechanisms.pgm._model import (
 
 __all__ = [
     "LOSS_WEIGHTINGS",
+    "STEP_RULES",
     "Clique",
     "LossWeighting",
     "NoisyMarginal",
+    "StepRule",
     "downward_closure",
     "estimated_total",
     "fit_model",
