@@ -84,8 +84,11 @@ def _load_reference(checkout: Path, iters: int):
             importlib.import_module(name)
         except ImportError:
             sys.modules[name] = types.SimpleNamespace(**attributes)
+    ours = _pop_mbi()  # the reference's own ``mbi`` (2022) goes by the same name as mbi 2.0
     sys.path[:0] = [str(checkout / "src"), str(checkout)]
     module = importlib.import_module("mechanisms.aim")
+    module.MBI_MODULES = _pop_mbi()
+    sys.modules.update(ours)
 
     class FixedIterations(module.FactoredInference):
         """The reference engine, with every fit (rounds and final) at ``iters`` iterations."""
@@ -97,18 +100,35 @@ def _load_reference(checkout: Path, iters: int):
     return module
 
 
+def _pop_mbi() -> dict[str, types.ModuleType]:
+    """Remove and return the loaded ``mbi`` package and its submodules."""
+    return {name: sys.modules.pop(name) for name in list(sys.modules)
+            if name == "mbi" or name.startswith("mbi.")}
+
+
+@contextlib.contextmanager
+def _reference_mbi(module):
+    """Within the block ``import mbi`` (the reference imports inside functions) is the 2022 one."""
+    ours = _pop_mbi()
+    sys.modules.update(module.MBI_MODULES)
+    try:
+        yield module.MBI_MODULES["mbi"]
+    finally:
+        _pop_mbi()
+        sys.modules.update(ours)
+
+
 def run_reference(module, data: Dataset, workload, epsilon: float, capacity: float,
                   seed: int) -> dict[str, object]:
-    mbi = sys.modules["mbi"]
-    domain = mbi.Domain(data.domain.attributes, data.domain.sizes)
-    reference_data = mbi.Dataset(data.frame, domain)
-    np.random.seed(seed)  # the reference draws from NumPy's global generator
-    mechanism = module.AIM(epsilon, DELTA, max_model_size=capacity)
     log = io.StringIO()
-    started = time.perf_counter()
-    with contextlib.redirect_stdout(log):
+    with _reference_mbi(module) as mbi, contextlib.redirect_stdout(log):
+        domain = mbi.Domain(data.domain.attributes, data.domain.sizes)
+        reference_data = mbi.Dataset(data.frame, domain)
+        np.random.seed(seed)  # the reference draws from NumPy's global generator
+        mechanism = module.AIM(epsilon, DELTA, max_model_size=capacity)
+        started = time.perf_counter()
         synthetic = mechanism.run(reference_data, [(tuple(c), 1.0) for c in workload.cliques])
-    seconds = time.perf_counter() - started
+        seconds = time.perf_counter() - started
     events = [line for line in log.getvalue().splitlines()
               if line.startswith("Selected") or "Reducing sigma" in line]
     rounds = sum(line.startswith("Selected") for line in events)
