@@ -3,13 +3,15 @@
 The total spend, relations, seeding and the output domain are in test_contract.py."""
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
 import pytest
 
 from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, StructuralZeros, candidate_weights
-from reprolib.privacy import NeighbourRelation, PrivacyBudget
+from reprolib.metrics import workload_error
+from reprolib.privacy import GAUSSIAN_MEAN_ABS, NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload, all_kway
 
 FAST = AIMConfig(pgm_iters=30, final_pgm_iters=30)
@@ -151,3 +153,36 @@ def test_error_bounds_follow_section_5_and_cover_the_true_errors(run):
                                - result.synthetic.marginal(b.clique)).sum() for b in bounds}
     assert np.mean([errors[b.clique] <= b.bound for b in bounds]) >= 0.95
     assert len(bounds) >= 0.9 * len(cliques)  # nearly every marginal was measured or a candidate
+
+
+@pytest.fixture(scope="module")
+def titanic_by_epsilon(titanic):
+    """AIM on all of titanic (Age has 91 values) at epsilon 1 and 100, 100 Private-PGM steps."""
+    workload = all_kway(titanic.domain, 3)
+    config = AIMConfig(pgm_iters=100, final_pgm_iters=100)
+    return workload, {epsilon: AIM(config).fit(titanic, _budget(epsilon), np.random.default_rng(0),
+                                                workload=workload)
+                      for epsilon in (1.0, 100.0)}
+
+
+def test_more_budget_gives_less_error(titanic, titanic_by_epsilon):
+    # the AIM issue's symptom. NOTE: on titanic this passes under both step rules (checked with
+    # step_rule="mbi-2.0"), so it guards the symptom but does not single out the old rule; on a
+    # 5-attribute fire projection mbi-2.0 fails it (1.78 at eps 1, 1.87 at eps 100) and so, less
+    # badly, does backtracking-2022 at 100 steps (0.083 vs 0.139): not yet a fixture for it
+    workload, results = titanic_by_epsilon
+    errors = {eps: workload_error(titanic, r.synthetic, workload) for eps, r in results.items()}
+    assert errors[100.0] < errors[1.0], errors
+
+
+def test_a_round_does_not_reselect_the_marginal_the_model_just_absorbed(titanic_by_epsilon):
+    # at epsilon 100 the selection is nearly an argmax: once a fit has absorbed a measurement
+    # (model within the noise of it), that marginal's score is about 0 and others win
+    _, results = titanic_by_epsilon
+    rounds = results[100.0].log.rounds
+    for before, after in itertools.pairwise(rounds):
+        if after.selected == before.selected:
+            gap = np.abs(after.model_selected - before.measurement.values).sum()
+            raise AssertionError(f"round {after.index} reselected {after.selected}; the fit "
+                                 f"left it {gap:.1f} from its measurement (noise level "
+                                 f"{GAUSSIAN_MEAN_ABS * before.sigma * after.model_selected.size:.1f})")

@@ -28,6 +28,7 @@ from reprolib.mechanisms.pgm import (
     Clique,
     LossWeighting,
     NoisyMarginal,
+    StepRule,
     downward_closure,
     fit_model,
     junction_tree_size_mb,
@@ -78,6 +79,11 @@ class AIMConfig:
         loss_weighting: Private-PGM loss; "inverse-variance" (maximum likelihood) is what the
             reference code's library computes, "inverse-std" the paper's displayed objective (see
             ``reprolib.mechanisms.pgm._model.fit_model``).
+        step_rule: Private-PGM's line search. "backtracking-2022" (default) is the 2022 library's
+            (``FactoredInference``, which the paper ran): the first step tries 2 / N^2, each later
+            one twice the previous step, halving until the loss decreases enough. "mbi-2.0" is
+            mbi 2.0's: from 2 / (L N), x1.01 after an accepted step and x0.5 after a rejected one
+            (``reprolib.mechanisms.pgm._mirror_descent``).
         structural_zeros: impossible cells to impose on the model (Appendix D); empty by default.
         relation: the neighbouring relation the accounting assumes. The AIM paper proves
             Theorem 1 under add/remove; the PrivPGD paper runs AIM as a baseline under
@@ -91,6 +97,7 @@ class AIMConfig:
     pgm_iters: int = 1000
     final_pgm_iters: int = 1000
     loss_weighting: LossWeighting = "inverse-variance"
+    step_rule: StepRule = "backtracking-2022"
     structural_zeros: tuple[StructuralZeros, ...] = ()
     relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
@@ -280,7 +287,7 @@ class _AIMRun:
     def _fit(self, iters: int, warm_start):
         return fit_model(self.domain, self.measurements, iters=iters,
                          weighting=self.config.loss_weighting, warm_start=warm_start,
-                         constraints=self.constraints)
+                         constraints=self.constraints, step_rule=self.config.step_rule)
 
     def _model_cliques(self, model) -> list[Clique]:
         return [tuple(c) for c in model.cliques] + [c.clique for c in self.constraints]

@@ -5,6 +5,7 @@ all in float64 (:func:`float64` scopes JAX's x64 mode; nothing is configured at 
 
 from reprolib.mechanisms.pgm._float64 import float64  # first: it imports mbi (see its docstring)
 from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
+from reprolib.mechanisms.pgm._mirror_descent import STEP_RULES, StepRule
 from reprolib.mechanisms.pgm._model import (
     LOSS_WEIGHTINGS,
     Clique,
@@ -21,9 +22,11 @@ from reprolib.mechanisms.pgm._model import (
 
 __all__ = [
     "LOSS_WEIGHTINGS",
+    "STEP_RULES",
     "Clique",
     "LossWeighting",
     "NoisyMarginal",
+    "StepRule",
     "downward_closure",
     "estimated_total",
     "fit_model",

@@ -15,6 +15,23 @@ together), and an accepted trial becomes the next iterate without being evaluate
   under structural-zero constraints or queries other than the marginal itself.
 
 Both agree with mbi's ``MirrorDescent`` to rounding (tests/mechanisms/test_mirror_descent.py).
+
+Two step-size rules (``step_rule``):
+
+- ``"mbi-2.0"``: the rule above. The step starts at 2 / (L N) in every fit and changes by x1.01 or
+  x0.5 once per step; a rejected trial costs a step. L bounds the Euclidean Hessian of the loss
+  block by block, |C| / |c| / sigma^2 for a marginal c inside a model clique C, so a round that
+  adds a precise marginal (or a large clique over precise one-way marginals) makes the step tiny,
+  and 100 steps grow it at most 2.7-fold.
+- ``"backtracking-2022"``: the rule of the 2022 NumPy Private-PGM (``FactoredInference`` with
+  mirror descent and line search), the engine the AIM paper ran. The first step tries 2 / N^2;
+  every later step first tries twice the step the previous one took (the 2022 code's step
+  function ``lambda t: 2.0 * alpha`` reads ``alpha`` when called, i.e. the last step size), then
+  halves it until the sufficient-decrease test holds, at most 25 trials, the last taken
+  regardless; exactly ``iters`` steps (no blocks of 50). The step can double every step, so it
+  reaches the curvature of the newest, most precise measurement within a few dozen steps.
+
+Both minimise the same loss, with the same total and the same warm start.
 """
 
 from __future__ import annotations
@@ -35,6 +52,10 @@ from reprolib.mechanisms.pgm._junction_tree import NumpyModel, expand_potentials
 from reprolib.queries import Clique
 
 Engine = Literal["auto", "numpy", "jax"]
+StepRule = Literal["backtracking-2022", "mbi-2.0"]
+STEP_RULES: tuple[StepRule, ...] = ("backtracking-2022", "mbi-2.0")
+MAX_TRIALS = 25
+"""Trials per step of the 2022 rule: the step halves at most 24 times, and the 25th is taken."""
 STEPS_PER_BLOCK = estimation.CALLBACK_EVERY  # mbi runs whole blocks of this many steps
 NUMPY_EXTRA_SECONDS = 5e-8
 """How much longer NumPy takes than compiled XLA per junction-tree cell and step (one CPU core;
@@ -54,21 +75,26 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
                    known_total: float, iters: int,
                    warm_start: mbi.MarkovRandomField | None = None,
                    constraints: Sequence[mbi.Constraint] = (),
-                   engine: Engine = "auto") -> mbi.MarkovRandomField:
+                   engine: Engine = "auto",
+                   step_rule: StepRule = "mbi-2.0") -> mbi.MarkovRandomField:
     """The model mbi's ``MirrorDescent().estimate`` fits, up to rounding (see module docstring).
 
     Args:
         domain: the mbi domain.
         measurements: loss terms 0.5 ||Q mu_c - y||^2 / stddev^2 (NumPy: identity queries Q only).
         known_total: the model's total N (records).
-        iters: mirror-descent steps; like mbi, rounded up to a multiple of 50.
+        iters: mirror-descent steps; under "mbi-2.0", like mbi, rounded up to a multiple of 50.
         warm_start: a model whose potentials start the descent (expanded to the new cliques).
         constraints: structural zeros, handled by mbi's constrained oracle (JAX only).
         engine: "numpy", "jax", or "auto" (:func:`prefers_numpy` decides); constraints or other
             queries than the identity always run in JAX.
+        step_rule: "mbi-2.0" (mbi 2.0's ``MirrorDescent``) or "backtracking-2022" (the 2022
+            ``FactoredInference``); see the module docstring.
 
     Runs in float64, whatever JAX's configuration outside.
     """
+    if step_rule not in STEP_RULES:
+        raise ValueError(f"step_rule must be one of {STEP_RULES}, got {step_rule!r}")
     constraints = tuple(constraints)
     loss_fn = marginal_loss.from_linear_measurements(measurements, domain)
     if not loss_fn.cliques:
@@ -78,18 +104,24 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
     old = {} if warm_start is None else {
         tuple(c): np.asarray(warm_start.potentials[c].values) for c in warm_start.potentials.cliques}
     theta = expand_potentials(domain, old, cliques)
-    steps = math.ceil(iters / STEPS_PER_BLOCK) * STEPS_PER_BLOCK
-    alpha = 2.0 / (loss_fn.lipschitz * known_total)  # mbi: Eq 75 of Zhang's Bregman notes
+    if step_rule == "mbi-2.0":
+        steps = math.ceil(iters / STEPS_PER_BLOCK) * STEPS_PER_BLOCK
+        alpha = 2.0 / (loss_fn.lipschitz * known_total)  # mbi: Eq 75 of Zhang's Bregman notes
+    else:  # 2022: the first trial is 2 / N^2, later ones twice the previous step
+        steps, alpha = iters, 2.0 / known_total**2
+    backtrack = step_rule == "backtracking-2022"
     identity = all(isinstance(m.query, marginal_loss.DatavectorQuery) for m in measurements)
     if engine != "jax" and identity and not constraints:
         model = NumpyModel(domain, cliques, measurements, known_total)
         if engine == "numpy" or prefers_numpy(model.tree.cells, len(model.tree.maximal), steps):
-            theta, mu = _numpy_descent(model, theta, alpha, steps)
+            descent = _numpy_backtracking if backtrack else _numpy_descent
+            theta, mu = descent(model, theta, alpha, steps)
             return mbi.MarkovRandomField(potentials=_vector(domain, theta),
                                          marginals=_vector(domain, mu), total=known_total)
     oracle = marginal_oracles.default_oracle(cliques, domain, has_constraints=bool(constraints))
-    potentials, mu = _jax_descent(_vector(domain, theta), alpha, steps, loss_fn, known_total,
-                                  constraints, oracle=oracle)
+    descent = _jax_backtracking if backtrack else _jax_descent
+    potentials, mu = descent(_vector(domain, theta), alpha, steps, loss_fn, known_total,
+                             constraints, oracle=oracle)
     return mbi.MarkovRandomField(potentials=potentials, marginals=mu, total=known_total,
                                  constraints=constraints)
 
@@ -108,6 +140,62 @@ def _numpy_descent(model: NumpyModel, theta: dict[Clique, np.ndarray], alpha: fl
             theta, mu, loss, grad, alpha = theta2, mu2, loss2, grad2, 1.01 * alpha
         else:
             alpha = 0.5 * alpha
+    return theta, mu
+
+
+def _numpy_backtracking(model: NumpyModel, theta: dict[Clique, np.ndarray], alpha: float,
+                        steps: int) -> tuple[dict[Clique, np.ndarray], dict[Clique, np.ndarray]]:
+    """``steps`` steps of the 2022 rule from ``theta``; the first trial step is ``alpha``.
+
+    A trial theta - a grad is accepted when loss - loss' >= a/2 <grad, mu - mu'>; otherwise a
+    halves. After ``MAX_TRIALS`` trials the last one is taken anyway, and the next step starts
+    from the last trial (twice its half); after an acceptance, from twice the accepted a.
+    """
+    mu = model.marginals(theta)
+    loss, grad = model.loss_and_gradient(mu)
+    step = 0.5 * alpha
+    for _ in range(steps):
+        step = 2.0 * step
+        for _trial in range(MAX_TRIALS):
+            theta2 = {c: t - step * grad[c] for c, t in theta.items()}
+            mu2 = model.marginals(theta2)
+            loss2, grad2 = model.loss_and_gradient(mu2)
+            slope = sum(float(np.vdot(g, mu[c] - mu2[c])) for c, g in grad.items())
+            if loss - loss2 >= 0.5 * step * slope:
+                break
+            step = 0.5 * step
+        theta, mu, loss, grad = theta2, mu2, loss2, grad2
+    return theta, mu
+
+
+@functools.partial(jax.jit, static_argnames=("oracle",))
+def _jax_backtracking(theta, alpha, steps, loss_fn, total, constraints, *, oracle):
+    """As :func:`_numpy_backtracking`, in one XLA loop (a bounded while loop per step)."""
+
+    def evaluate(theta):
+        mu = jax.lax.optimization_barrier(oracle(theta, total, constraints=constraints))
+        loss, grad = jax.value_and_grad(loss_fn)(mu)
+        return mu, loss, grad
+
+    def step(_, point):
+        theta, mu, loss, grad, step_size = point
+
+        def trial(state):
+            k, step_size, *_ = state
+            theta2 = theta - step_size * grad
+            mu2, loss2, grad2 = evaluate(theta2)
+            accept = loss - loss2 >= 0.5 * step_size * grad.dot(mu - mu2)
+            return (k + 1, jnp.where(accept, step_size, 0.5 * step_size), accept,
+                    theta2, mu2, loss2, grad2)
+
+        start = (jnp.asarray(0), 2.0 * step_size, jnp.asarray(False), theta, mu, loss, grad)
+        _, step_size, _, *kept = jax.lax.while_loop(
+            lambda s: ~s[2] & (s[0] < MAX_TRIALS), trial, start)
+        return (*kept, step_size)
+
+    mu, loss, grad = evaluate(theta)
+    start = (theta, mu, loss, grad, jnp.asarray(0.5 * alpha, dtype=float))
+    theta, mu, *_ = jax.lax.fori_loop(0, steps, step, start)
     return theta, mu
 
 

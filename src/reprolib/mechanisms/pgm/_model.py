@@ -25,7 +25,7 @@ from mbi import estimation, marginal_oracles
 from reprolib.data import Dataset, Domain
 from reprolib.mechanisms.pgm._float64 import in_float64
 from reprolib.mechanisms.pgm._junction_tree import JunctionTree
-from reprolib.mechanisms.pgm._mirror_descent import mirror_descent
+from reprolib.mechanisms.pgm._mirror_descent import StepRule, mirror_descent
 from reprolib.mechanisms.pgm._sampling import rounded_records
 from reprolib.privacy import Ledger, gaussian_mechanism, marginal_l2_sensitivity
 from reprolib.queries import Clique
@@ -72,6 +72,7 @@ def fit_model(
     weighting: LossWeighting = "inverse-variance",
     warm_start: mbi.MarkovRandomField | None = None,
     constraints: Sequence[mbi.Constraint] = (),
+    step_rule: StepRule = "mbi-2.0",
 ) -> mbi.MarkovRandomField:
     """Private-PGM: the graphical model that best explains ``measurements`` (mirror descent).
 
@@ -82,11 +83,13 @@ def fit_model(
     usually transcribed. The two agree when all sigmas are equal. The total is the minimum-variance unbiased
     combination of the measurements' sums (mbi's estimator) under either loss. The descent is
     mbi's ``MirrorDescent`` (same steps and line search) without its two compiles per new clique
-    structure: see :mod:`reprolib.mechanisms.pgm._mirror_descent`.
+    structure: see :mod:`reprolib.mechanisms.pgm._mirror_descent`. ``step_rule`` picks the
+    line search: mbi 2.0's (default here) or the 2022 library's ``"backtracking-2022"``, which
+    AIM uses by default because the AIM paper ran it.
     """
     return mirror_descent(domain.to_mbi(), loss_measurements(measurements, weighting),
                           known_total=estimated_total(measurements), iters=iters,
-                          warm_start=warm_start, constraints=constraints)
+                          warm_start=warm_start, constraints=constraints, step_rule=step_rule)
 
 
 def loss_measurements(measurements: Sequence[NoisyMarginal],

@@ -1,0 +1,23 @@
+"""The side-by-side of our AIM and the authors' 2022 code, as the AIM runtime page shows it.
+
+``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine) to
+``results/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads it into one row per
+(dataset, epsilon) and engine, the last run of each kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+REFERENCE_CSV = Path("results/aim/benchmarks/aim-reference.csv")
+COLUMNS = ("rounds", "anneals", "workload_error", "seconds")
+
+
+def reference_table(path: Path = REFERENCE_CSV) -> pd.DataFrame:
+    """Rounds, anneals, workload error and seconds by (dataset, epsilon) and engine."""
+    runs = pd.read_csv(path)
+    last = runs.drop_duplicates(["dataset", "epsilon", "engine"], keep="last")
+    table = last.pivot(index=["dataset", "epsilon"], columns="engine", values=list(COLUMNS))
+    return table.swaplevel(axis=1).sort_index(axis=1)
