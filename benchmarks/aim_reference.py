@@ -18,7 +18,7 @@ The reference draws from NumPy's global generator, seeded with ``--seed``; ours 
 
     PYTHONHASHSEED=0 nice -n 15 .venv/bin/python benchmarks/aim_reference.py \\
         --reference /tmp/ref-pgm --dataset nltcs --epsilon 0.1 1 10 100 \\
-        --out results/aim/benchmarks/aim-reference.csv
+        --out results/aim/benchmarks/aim-reference.csv   (the page reads this file)
 
 The workload is all 3-way marginals; the error is Definition 2 of the paper (mean L1 over the
 workload divided by the records, :func:`reprolib.metrics.workload_error`), computed by our code
@@ -78,7 +78,7 @@ def run_ours(rule: str, data: Dataset, workload, epsilon: float, capacity: float
 def _load_reference(checkout: Path, iters: int):
     """The reference ``mechanisms.aim`` module from ``checkout``, its engine held at ``iters``."""
     for name, attributes in (("hdmm", {}), ("hdmm.matrix", {"Identity": scipy.sparse.identity}),
-                             ("autodp", {}), ("autodp.privacy_calibrator", {}),
+                             ("autodp", {"privacy_calibrator": types.SimpleNamespace()}),
                              ("disjoint_set", {"DisjointSet": None})):
         try:
             importlib.import_module(name)
@@ -97,7 +97,52 @@ def _load_reference(checkout: Path, iters: int):
             super().__setattr__(name, iters if name == "iters" else value)
 
     module.FactoredInference = FixedIterations
+    graphical_model = module.MBI_MODULES["mbi.graphical_model"].GraphicalModel
+    graphical_model.synthetic_data = _synthetic_data_pandas3
     return module
+
+
+def _synthetic_data_pandas3(model, rows=None, method="round"):
+    """The 2022 ``GraphicalModel.synthetic_data`` ("round" method) for pandas >= 3.
+
+    The 2022 code fills each column group by group with ``groupby(...).apply``, which under
+    pandas 3 no longer passes the grouping columns to the function and so loses them. This does
+    the same sampling (reverse elimination order; within each group of the already-sampled parent
+    values, the conditional counts scaled to the group's size, rounded down, the remainder drawn
+    without replacement in proportion to the fractional parts, then shuffled) with explicit
+    group indices, drawing from NumPy's global generator as the reference does.
+    """
+    assert method == "round", "the reference AIM samples with the default 'round' method"
+    total = int(model.total) if rows is None else rows
+    columns = model.domain.attrs
+    frame = pd.DataFrame(np.zeros((total, len(columns)), dtype=int), columns=columns)
+    cliques = [set(c) for c in model.cliques]
+
+    def rounded(counts, size):
+        counts = counts * size / counts.sum()
+        fraction, whole = np.modf(counts)
+        whole = whole.astype(int)
+        extra = size - whole.sum()
+        if extra > 0:
+            whole[np.random.choice(counts.size, extra, False, fraction / fraction.sum())] += 1
+        values = np.repeat(np.arange(counts.size), whole)
+        np.random.shuffle(values)
+        return values
+
+    order = model.elimination_order[::-1]
+    frame[order[0]] = rounded(model.project([order[0]]).datavector(flatten=False), total)
+    used = {order[0]}
+    for column in order[1:]:
+        parents = tuple(used.intersection(set.union(*[c for c in cliques if column in c])))
+        used.add(column)
+        table = model.project(parents + (column,)).datavector(flatten=False)
+        if not parents:
+            frame[column] = rounded(table, total)
+            continue
+        for key, index in frame.groupby(list(parents)).indices.items():
+            key = key if isinstance(key, tuple) else (key,)
+            frame.loc[index, column] = rounded(table[key], len(index))
+    return sys.modules["mbi"].Dataset(frame, model.domain)  # the 2022 Dataset (see _reference_mbi)
 
 
 def _pop_mbi() -> dict[str, types.ModuleType]:

@@ -108,6 +108,15 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if len(failed) else 0
 
 
+def _prune(args: argparse.Namespace) -> int:
+    from reprolib.experiments import prune_stores
+
+    for path, dropped in prune_stores(args.scale).items():
+        if dropped:
+            print(f"{path}: dropped {dropped} row(s) of cells no experiment asks for")
+    return 0
+
+
 def _toc(args: argparse.Namespace) -> int:
     from reprolib._paths import repo_root
     from reprolib._toc import render_toc
@@ -153,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="evaluate the reproduction checks; exit 1 if one fails")
     check.add_argument("--paper", choices=papers)
     check.set_defaults(handler=_check)
+
+    prune = commands.add_parser("prune", help="drop stored runs of cells no experiment asks for "
+                                "any more (after a hyper-parameter changed)")
+    prune.add_argument("--scale", choices=SCALES, required=True)
+    prune.set_defaults(handler=_prune)
 
     toc = commands.add_parser("toc", help="write _toc.yml from the papers' specs")
     toc.add_argument("--check", action="store_true", help="only check that _toc.yml is current")

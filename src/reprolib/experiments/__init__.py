@@ -19,6 +19,7 @@ from reprolib.experiments._experiment import (
     artifact_status,
     get_experiment,
     open_store,
+    prune_stores,
     run_experiment,
     store_path,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "get_experiment",
     "open_store",
     "pending",
+    "prune_stores",
     "regression_check",
     "reproduction_status",
     "run_experiment",

@@ -129,6 +129,26 @@ def run_experiment(
     )
 
 
+def prune_stores(scale: str, root: Path | None = None) -> dict[Path, int]:
+    """Drop, from every store at ``scale``, the rows of cells no experiment asks for any more.
+
+    A cell's key covers its hyper-parameters, so a changed default (or a new parameter) leaves
+    the old runs behind, where checks and figures reading a whole store would mix them in. The
+    wanted keys of a store are those of every artifact writing to it. Experiments whose cells
+    depend on other artifacts' results (AIM Figures 5-6) read them, computing what is missing.
+    Returns the number of rows dropped per store file.
+    """
+    scale = check_scale(scale)
+    wanted: dict[Path, set[str]] = {}
+    for spec in catalogue().papers.values():
+        for artifact_id in spec.experiments:
+            experiment = get_experiment(artifact_id)
+            keys = {c.key for c in experiment.cells(scale, experiment.settings_at(scale))}
+            wanted.setdefault(store_path(artifact_id, scale, root), set()).update(keys)
+    return {path: ResultsStore(path).retain(keys)
+            for path, keys in wanted.items() if path.is_file()}
+
+
 def artifact_status(paper: str | None = None, root: Path | None = None) -> pd.DataFrame:
     """One row per artifact: id, paper, title, notebook, and ``results_<scale>`` flags."""
     from reprolib.experiments._scales import SCALES

@@ -282,6 +282,19 @@ class ResultsStore:
         self._signature = _file_signature(self.path)
         self._frame = None
 
+    def retain(self, keys: set[str]) -> int:
+        """Drop every row whose key is not in ``keys`` (runs of cells no experiment asks for any
+        more, e.g. after a hyper-parameter became part of the key); return how many were dropped.
+        """
+        rows = self._current_rows()
+        kept = {key: row for key, row in rows.items() if key in keys}
+        if len(kept) < len(rows):
+            self._write(list(kept.values()))
+            self._rows = kept
+            self._signature = _file_signature(self.path)
+            self._frame = None
+        return len(rows) - len(kept)
+
     def frame(self) -> pd.DataFrame:
         """All rows as a new DataFrame, in the order they were first stored.
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from reprolib.data import Dataset
 from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, check_inputs, open_ledger
-from reprolib.mechanisms.pgm import fit_model, measure_marginal, synthetic_dataset
+from reprolib.mechanisms.pgm import StepRule, fit_model, measure_marginal, synthetic_dataset
 from reprolib.privacy import (
     NeighbourRelation,
     PrivacyBudget,
@@ -32,9 +32,13 @@ class IndependentConfig:
     Attributes:
         pgm_iters: Private-PGM mirror-descent iterations (mbi's default, 1000; the model is a
             product of one-way tables, so few iterations already fit it).
+        step_rule: Private-PGM's line search; the default "backtracking-2022" is the 2022
+            library's, which the AIM and PrivPGD papers ran, "mbi-2.0" mbi 2.0's
+            (``reprolib.mechanisms.pgm._mirror_descent``).
     """
 
     pgm_iters: int = 1000
+    step_rule: StepRule = "backtracking-2022"
 
     def __post_init__(self) -> None:
         if self.pgm_iters < 1:
@@ -71,7 +75,8 @@ class Independent:
                              sigma=sigma if a != attributes[-1]
                              else gaussian_sigma(ledger.remaining_rho, l2))
             for a in attributes]
-        model = fit_model(data.domain, measurements, iters=self.config.pgm_iters)
+        model = fit_model(data.domain, measurements, iters=self.config.pgm_iters,
+                          step_rule=self.config.step_rule)
         synthetic = synthetic_dataset(model, data.domain, rng)
         return SynthesisResult(synthetic=synthetic, ledger=ledger,
                                diagnostics={"sigma": sigma,

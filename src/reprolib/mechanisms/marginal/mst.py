@@ -27,10 +27,11 @@ from reprolib.mechanisms.pgm import (
     Clique,
     LossWeighting,
     NoisyMarginal,
+    StepRule,
     estimated_total,
-    float64,
     loss_measurements,
     measure_marginal,
+    mirror_descent,
     model_marginals,
     synthetic_dataset,
 )
@@ -65,6 +66,9 @@ class MSTConfig:
             2021-22 library MST and the AIM paper ran on computes (see
             ``reprolib.mechanisms.pgm._model.fit_model``). It matters here because the one-way and
             two-way measurements have different sigmas.
+        step_rule: Private-PGM's line search; the default "backtracking-2022" is the 2022
+            library's, which the AIM and PrivPGD papers ran, "mbi-2.0" mbi 2.0's
+            (``reprolib.mechanisms.pgm._mirror_descent``).
         relation: the neighbouring relation the accounting assumes: add/remove as in the MST
             paper, or replace-one as in the PrivPGD paper's PGM+MST baseline (every sigma grows
             by sqrt(2), the selection's score sensitivity doubles).
@@ -73,6 +77,7 @@ class MSTConfig:
     pgm_iters: int = 5000
     selection_pgm_iters: int = 1000
     loss_weighting: LossWeighting = "inverse-variance"
+    step_rule: StepRule = "backtracking-2022"
     relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
     def __post_init__(self) -> None:
@@ -218,17 +223,14 @@ class MST:
         The total is the minimum-variance unbiased one from the unmerged one-way and the two-way
         measurements, the estimate the reference code's library makes from these measurements.
         """
-        from mbi import estimation
-
         original = compression.original.to_mbi()
         loss = loss_measurements([*one_way, *two_way], self.config.loss_weighting)
         loss = [entry.compress({m.clique[0]: compression.codes(m.clique[0])}, original)
                 if len(m.clique) == 1 and compression.merged[m.clique[0]].size else entry
                 for m, entry in zip((*one_way, *two_way), loss, strict=True)]
-        with float64():  # Private-PGM's precision, as in fit_model
-            return estimation.MirrorDescent().estimate(
-                compression.domain.to_mbi(), loss,
-                known_total=estimated_total([*one_way, *two_way]), iters=iters)
+        return mirror_descent(compression.domain.to_mbi(), loss,
+                              known_total=estimated_total([*one_way, *two_way]), iters=iters,
+                              step_rule=self.config.step_rule)
 
 def _spanning_tree(compressed: Dataset, model: mbi.MarkovRandomField, epsilon: float,
                    rng: np.random.Generator, ledger: Ledger) -> list[Clique]:

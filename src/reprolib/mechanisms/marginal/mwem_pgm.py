@@ -29,6 +29,7 @@ from reprolib.mechanisms._base import (
 from reprolib.mechanisms.pgm import (
     Clique,
     NoisyMarginal,
+    StepRule,
     fit_model,
     junction_tree_size_mb,
     measure_marginal,
@@ -62,12 +63,16 @@ class MWEMPGMConfig:
         max_model_size_mb: optional JT-SIZE cap; in round t a candidate is eligible only if the
             selected marginals plus it give a model of at most cap * t / T MB (reference code:
             25). None (default) is the paper's MWEM+PGM, which has no such safeguard.
+        step_rule: Private-PGM's line search; the default "backtracking-2022" is the 2022
+            library's, which the AIM and PrivPGD papers ran, "mbi-2.0" mbi 2.0's
+            (``reprolib.mechanisms.pgm._mirror_descent``).
     """
 
     rounds: int | None = None
     alpha: float = 0.5
     pgm_iters: int = 1000
     max_model_size_mb: float | None = None
+    step_rule: StepRule = "backtracking-2022"
 
     def __post_init__(self) -> None:
         if self.rounds is not None and self.rounds < 1:
@@ -121,7 +126,8 @@ class MWEMPGM:
             measurements.append(measure_marginal(
                 data, selected, sigma=measurement_sigma(sigma, t == rounds, ledger), rng=rng,
                 ledger=ledger, label=f"round {t}"))
-            model = fit_model(domain, measurements, iters=config.pgm_iters, warm_start=model)
+            model = fit_model(domain, measurements, iters=config.pgm_iters, warm_start=model,
+                              step_rule=config.step_rule)
         synthetic = synthetic_dataset(model, domain, rng)
         selected_cliques = [m.clique for m in measurements]
         return SynthesisResult(synthetic=synthetic, ledger=ledger, diagnostics={

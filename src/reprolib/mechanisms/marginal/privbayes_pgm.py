@@ -48,6 +48,7 @@ from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, check_in
 from reprolib.mechanisms.pgm import (
     Clique,
     NoisyMarginal,
+    StepRule,
     fit_model,
     junction_tree_size_mb,
     measure_marginal,
@@ -78,12 +79,16 @@ class PrivBayesPGMConfig:
         max_model_size_mb: cap on the junction tree of the network's marginals, in MB (the AIM
             paper's model capacity, 80).
         iters: Private-PGM mirror-descent iterations.
+        step_rule: Private-PGM's line search; the default "backtracking-2022" is the 2022
+            library's, which the AIM and PrivPGD papers ran, "mbi-2.0" mbi 2.0's
+            (``reprolib.mechanisms.pgm._mirror_descent``).
     """
 
     selection_share: float = 0.3
     theta: float = 4.0
     max_model_size_mb: float = 80.0
     iters: int = 1000
+    step_rule: StepRule = "backtracking-2022"
 
     def __post_init__(self) -> None:
         if not 0.0 < self.selection_share < 1.0:
@@ -207,7 +212,8 @@ class _Run:
         if len(network) > 1:
             self._measure(network[-1], sigma=gaussian_sigma(
                 self.ledger.remaining_rho, marginal_l2_sensitivity(self.ledger.relation, 1)))
-        model = fit_model(self.domain, self.measurements, iters=self.config.iters)
+        model = fit_model(self.domain, self.measurements, iters=self.config.iters,
+                          step_rule=self.config.step_rule)
         cliques = [node.clique(self.domain) for node in network]
         return SynthesisResult(
             synthetic=synthetic_dataset(model, self.domain, self.rng), ledger=self.ledger,

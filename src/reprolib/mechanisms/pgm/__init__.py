@@ -5,7 +5,7 @@ all in float64 (:func:`float64` scopes JAX's x64 mode; nothing is configured at 
 
 from reprolib.mechanisms.pgm._float64 import float64  # first: it imports mbi (see its docstring)
 from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
-from reprolib.mechanisms.pgm._mirror_descent import STEP_RULES, StepRule
+from reprolib.mechanisms.pgm._mirror_descent import STEP_RULES, StepRule, mirror_descent
 from reprolib.mechanisms.pgm._model import (
     LOSS_WEIGHTINGS,
     Clique,
@@ -34,6 +34,7 @@ __all__ = [
     "junction_tree_size_mb",
     "loss_measurements",
     "measure_marginal",
+    "mirror_descent",
     "model_marginals",
     "synthetic_dataset",
 ]

@@ -76,8 +76,11 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
                    warm_start: mbi.MarkovRandomField | None = None,
                    constraints: Sequence[mbi.Constraint] = (),
                    engine: Engine = "auto",
-                   step_rule: StepRule = "mbi-2.0") -> mbi.MarkovRandomField:
-    """The model mbi's ``MirrorDescent().estimate`` fits, up to rounding (see module docstring).
+                   step_rule: StepRule = "backtracking-2022") -> mbi.MarkovRandomField:
+    """Private-PGM's fit: mirror descent on the measurements' loss under ``step_rule``.
+
+    Under "mbi-2.0" this is mbi's ``MirrorDescent().estimate`` up to rounding; under
+    "backtracking-2022" the 2022 ``FactoredInference`` (see the module docstring).
 
     Args:
         domain: the mbi domain.

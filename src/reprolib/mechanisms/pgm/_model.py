@@ -72,7 +72,7 @@ def fit_model(
     weighting: LossWeighting = "inverse-variance",
     warm_start: mbi.MarkovRandomField | None = None,
     constraints: Sequence[mbi.Constraint] = (),
-    step_rule: StepRule = "mbi-2.0",
+    step_rule: StepRule = "backtracking-2022",
 ) -> mbi.MarkovRandomField:
     """Private-PGM: the graphical model that best explains ``measurements`` (mirror descent).
 
@@ -84,8 +84,8 @@ def fit_model(
     combination of the measurements' sums (mbi's estimator) under either loss. The descent is
     mbi's ``MirrorDescent`` (same steps and line search) without its two compiles per new clique
     structure: see :mod:`reprolib.mechanisms.pgm._mirror_descent`. ``step_rule`` picks the
-    line search: mbi 2.0's (default here) or the 2022 library's ``"backtracking-2022"``, which
-    AIM uses by default because the AIM paper ran it.
+    line search: the 2022 library's ``"backtracking-2022"`` (default: the AIM and PrivPGD papers
+    ran it) or mbi 2.0's ``"mbi-2.0"``.
     """
     return mirror_descent(domain.to_mbi(), loss_measurements(measurements, weighting),
                           known_total=estimated_total(measurements), iters=iters,

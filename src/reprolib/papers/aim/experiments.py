@@ -20,6 +20,7 @@ from reprolib.papers.aim.setup import (
     PROFILES,
     LossWeighting,
     Profile,
+    StepRule,
     build_mechanism,
     build_workload,
     error_metrics,
@@ -53,7 +54,8 @@ TITANIC_ZERO_PAIRS = (("Pclass", "SibSp"), ("SibSp", "Embarked"))
 
 def _profile_params(profile: Profile) -> dict[str, object]:
     return run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
-                      loss_weighting=profile.loss_weighting, attributes=profile.attributes)
+                      loss_weighting=profile.loss_weighting, step_rule=profile.step_rule,
+                      attributes=profile.attributes)
 
 
 # -- Table 1: the taxonomy, read from each mechanism's declared traits ----------------------------
@@ -126,6 +128,7 @@ class ZerosSettings:
         pgm_iters: Private-PGM iterations per round and for the final fit.
         max_model_size_mb: AIM's model capacity in MB.
         loss_weighting: Private-PGM's loss.
+        step_rule: Private-PGM's line search.
     """
 
     epsilons: tuple[float, ...]
@@ -133,6 +136,7 @@ class ZerosSettings:
     pgm_iters: int
     max_model_size_mb: float
     loss_weighting: LossWeighting
+    step_rule: StepRule
 
 
 def zeros_settings(scale: Scale) -> ZerosSettings:
@@ -145,6 +149,7 @@ def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:
     params = {**run_params(pgm_iters=settings.pgm_iters,
                            max_model_size_mb=settings.max_model_size_mb,
                            loss_weighting=settings.loss_weighting,
+                           step_rule=settings.step_rule,
                            attributes=PROFILES[scale].attributes), "workload": "all-3way"}
     return [Cell(artifact="aim-tab3", mechanism=m, dataset=dataset, epsilon=e, delta=DELTA,
                  seed=t, params=params)

@@ -1,8 +1,8 @@
 """The side-by-side of our AIM and the authors' 2022 code, as the AIM runtime page shows it.
 
 ``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine) to
-``results/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads it into one row per
-(dataset, epsilon) and engine, the last run of each kept.
+``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads it into one row per
+(dataset, epsilon) and one column group per engine, the last run of each kept.
 """
 
 from __future__ import annotations
@@ -11,12 +11,24 @@ from pathlib import Path
 
 import pandas as pd
 
-REFERENCE_CSV = Path("results/aim/benchmarks/aim-reference.csv")
+from reprolib._paths import results_dir
+
+REFERENCE_CSV = Path("aim") / "benchmarks" / "aim-reference.csv"
 COLUMNS = ("rounds", "anneals", "workload_error", "seconds")
 
 
-def reference_table(path: Path = REFERENCE_CSV) -> pd.DataFrame:
-    """Rounds, anneals, workload error and seconds by (dataset, epsilon) and engine."""
+def reference_csv_path() -> Path:
+    """The side-by-side CSV under the results directory."""
+    return results_dir() / REFERENCE_CSV
+
+
+def reference_table(path: Path | None = None) -> pd.DataFrame | None:
+    """Rounds, anneals, workload error and seconds by (dataset, epsilon) and engine, or None
+    when nothing was run yet.
+    """
+    path = path or reference_csv_path()
+    if not path.is_file():
+        return None
     runs = pd.read_csv(path)
     last = runs.drop_duplicates(["dataset", "epsilon", "engine"], keep="last")
     table = last.pivot(index=["dataset", "epsilon"], columns="engine", values=list(COLUMNS))

@@ -16,7 +16,7 @@ import numpy as np
 
 from reprolib.data import Dataset, load_dataset
 from reprolib.experiments._scales import Scale
-from reprolib.mechanisms.pgm import LossWeighting
+from reprolib.mechanisms.pgm import LossWeighting, StepRule
 from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
 
 T = TypeVar("T")
@@ -46,6 +46,8 @@ class Profile:
         max_model_size_mb: AIM's model capacity (paper: 80 MB).
         mechanisms: the mechanisms of Figures 1-3 that run at this scale.
         loss_weighting: Private-PGM's loss (AIM's and MST's ``loss_weighting``).
+        step_rule: Private-PGM's line search for every mechanism (the 2022 library's, which the
+            paper ran, or mbi 2.0's; ``reprolib.mechanisms.pgm._mirror_descent``).
     """
 
     datasets: tuple[str, ...]
@@ -56,6 +58,7 @@ class Profile:
     max_model_size_mb: float
     mechanisms: tuple[Mechanism, ...]
     loss_weighting: LossWeighting = LOSS_WEIGHTING
+    step_rule: StepRule = "backtracking-2022"
 
 
 FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "MST", "PrivBayes+PGM", "Independent", "Gaussian")
@@ -89,12 +92,13 @@ def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Da
     return data.project([a for a in data.domain.attributes if a in attributes])
 
 
-def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str,
+def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str, step_rule: str,
                attributes: tuple[str, ...] | None) -> dict[str, object]:
     """The run parameters every AIM experiment cell records (their keys, values and types are part
     of the cell's key in the results store: change them and every stored run is recomputed).
     """
     return {"pgm_iters": int(pgm_iters), "loss_weighting": str(loss_weighting),
+            "step_rule": str(step_rule),
             "max_model_size_mb": float(max_model_size_mb),
             "attributes": list(attributes) if attributes else None}
 
@@ -121,13 +125,14 @@ def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
 # leaves the config's default (MWEM's rounds outside Figure 7: None, that is d)
 CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str]] = {
     "AIM": {"pgm_iters": "pgm_iters", "final_pgm_iters": "pgm_iters",
-            "max_model_size_mb": "max_model_size_mb", "loss_weighting": "loss_weighting"},
-    "MWEM+PGM": {"rounds": "rounds", "pgm_iters": "pgm_iters"},
+            "max_model_size_mb": "max_model_size_mb", "loss_weighting": "loss_weighting",
+            "step_rule": "step_rule"},
+    "MWEM+PGM": {"rounds": "rounds", "pgm_iters": "pgm_iters", "step_rule": "step_rule"},
     "MWEM+RP": {"rounds": "rounds"},
     "MST": {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters",
-            "loss_weighting": "loss_weighting"},
-    "PrivBayes+PGM": {"iters": "pgm_iters"},
-    "Independent": {"pgm_iters": "pgm_iters"},
+            "loss_weighting": "loss_weighting", "step_rule": "step_rule"},
+    "PrivBayes+PGM": {"iters": "pgm_iters", "step_rule": "step_rule"},
+    "Independent": {"pgm_iters": "pgm_iters", "step_rule": "step_rule"},
     "Gaussian": {},
 }
 

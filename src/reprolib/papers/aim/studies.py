@@ -22,6 +22,7 @@ from reprolib.papers.aim.setup import (
     DELTA,
     PROFILES,
     LossWeighting,
+    StepRule,
     build_mechanism,
     build_workload,
     error_metrics,
@@ -71,7 +72,8 @@ def _base_params(scale: Scale, **changed: object) -> dict[str, object]:
     """The run parameters of the scale's profile, with ``changed`` ones, on all 3-way marginals."""
     profile = dataclasses.replace(PROFILES[scale], **changed)
     return {**run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
-                         loss_weighting=profile.loss_weighting, attributes=profile.attributes),
+                         loss_weighting=profile.loss_weighting, step_rule=profile.step_rule,
+                         attributes=profile.attributes),
             "workload": "all-3way"}
 
 
@@ -87,6 +89,7 @@ class CapacitySettings:
         trials: seeds per setting.
         pgm_iters: Private-PGM iterations per round and for the final fit.
         loss_weighting: Private-PGM's loss.
+        step_rule: Private-PGM's line search.
     """
 
     capacity_epsilons: tuple[float, ...]
@@ -94,6 +97,7 @@ class CapacitySettings:
     trials: int
     pgm_iters: int
     loss_weighting: LossWeighting
+    step_rule: StepRule
 
 
 def capacity_settings(scale: Scale) -> CapacitySettings:
@@ -105,7 +109,7 @@ def capacity_settings(scale: Scale) -> CapacitySettings:
 
 def _capacity_cells(scale: Scale, settings: CapacitySettings) -> list[Cell]:
     base = _base_params(scale, pgm_iters=settings.pgm_iters,
-                        loss_weighting=settings.loss_weighting)
+                        loss_weighting=settings.loss_weighting, step_rule=settings.step_rule)
     return [Cell(artifact="aim-fig4ab", mechanism="AIM", dataset=STUDIES[scale].dataset,
                  epsilon=e, delta=DELTA, seed=t, params={**base, "max_model_size_mb": c})
             for c, e, t in itertools.product(settings.capacities_mb, settings.capacity_epsilons,
@@ -134,6 +138,7 @@ class BoundsSettings:
         pgm_iters: Private-PGM iterations per round and for the final fit.
         max_model_size_mb: AIM's model capacity in MB.
         loss_weighting: Private-PGM's loss.
+        step_rule: Private-PGM's line search.
     """
 
     bounds_epsilon: float
@@ -141,6 +146,7 @@ class BoundsSettings:
     pgm_iters: int
     max_model_size_mb: float
     loss_weighting: LossWeighting
+    step_rule: StepRule
 
 
 def bounds_settings(scale: Scale) -> BoundsSettings:
@@ -151,7 +157,7 @@ def bounds_settings(scale: Scale) -> BoundsSettings:
 def _bounds_cells(scale: Scale, settings: BoundsSettings) -> list[Cell]:
     params = _base_params(scale, pgm_iters=settings.pgm_iters,
                           max_model_size_mb=settings.max_model_size_mb,
-                          loss_weighting=settings.loss_weighting)
+                          loss_weighting=settings.loss_weighting, step_rule=settings.step_rule)
     return [Cell(artifact="aim-fig4c", mechanism="AIM", dataset=STUDIES[scale].dataset,
                  epsilon=settings.bounds_epsilon, delta=DELTA, seed=t, params=params)
             for t in range(settings.trials)]

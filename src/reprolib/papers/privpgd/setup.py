@@ -48,6 +48,8 @@ class Profile:
             other than ``calibration``, ``constraint`` and ``device``).
         pgm_iters: Private-PGM iterations of the baselines (PrivPGD paper: 3000).
         max_model_size_mb: PGM+AIM's model capacity (PrivPGD paper: 80 MB).
+        step_rule: the baselines' Private-PGM line search (default: the pre-2.0 library's, which
+            the paper ran; ``reprolib.mechanisms.pgm._mirror_descent``).
     """
 
     datasets: tuple[str, ...]
@@ -58,6 +60,7 @@ class Profile:
     privpgd: Mapping[str, int | float]
     pgm_iters: int
     max_model_size_mb: float
+    step_rule: str = "backtracking-2022"
 
 
 def _shortened(epochs: int, projection_iterations: int, **rest: int) -> dict[str, int]:
@@ -147,6 +150,7 @@ def cell_params(settings: ComparisonSettings, mechanism: str) -> dict[str, objec
     if mechanism == "PrivPGD":
         return {**params, **privpgd_params(settings.privpgd, settings.calibration)}
     params["pgm_iters"] = int(settings.pgm_iters)
+    params["step_rule"] = str(settings.step_rule)
     if mechanism == "PGM+AIM":
         params["max_model_size_mb"] = float(settings.max_model_size_mb)
     return params
@@ -209,8 +213,9 @@ def evaluation_data(cell) -> EvaluationData:
 CONFIG_FROM_PARAMS: dict[str, tuple[str, dict[str, str]]] = {
     "PrivPGD": ("PrivPGD", {"calibration": "calibration"}),
     "PGM+AIM": ("AIM", {"pgm_iters": "pgm_iters", "final_pgm_iters": "pgm_iters",
-                        "max_model_size_mb": "max_model_size_mb"}),
-    "PGM+MST": ("MST", {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters"}),
+                        "max_model_size_mb": "max_model_size_mb", "step_rule": "step_rule"}),
+    "PGM+MST": ("MST", {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters",
+                        "step_rule": "step_rule"}),
 }
 
 
