@@ -31,11 +31,16 @@ from reprolib.experiments import SCALE_MEANING, run_experiment
 from reprolib.papers.aim.setup import DELTA as AIM_DELTA
 from reprolib.papers.preliminaries.experiments import quoted_table, value_at
 from reprolib.papers.preliminaries.figures import eps_vs_rho, sigma_vs_eps
+from reprolib.papers.privpgd.reported import DELTA as PRIVPGD_DELTA
+from reprolib.papers.privpgd.reported import REPORTED_EPSILONS
 
 results = run_experiment("prelim-conversions", scale=scale, device=device, progress=False,
                          overrides=overrides)
 glue("scale", scale, display=False)
 glue("aim-delta", AIM_DELTA, display=False)
+glue("privpgd-delta", PRIVPGD_DELTA, display=False)
+glue("privpgd-epsilons", ", ".join(f"{eps:g}" for eps in sorted(REPORTED_EPSILONS)),
+     display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} grid points, closed forms, no data")
 
 # %% [markdown]
@@ -53,20 +58,27 @@ glue("fig_sigma_vs_eps", sigma_vs_eps(results))
 # %% [markdown]
 # ## The values other chapters quote
 #
-# PrivPGD reports ε ∈ {0.2, 1, 2.5} at δ = {glue:text}`privpgd-delta:g`; AIM uses
-# δ = {glue:text}`aim-delta:g`.
+# PrivPGD reports ε = {glue:text}`privpgd-epsilons:s` at δ = {glue:text}`privpgd-delta:g`; AIM
+# uses δ = {glue:text}`aim-delta:g`.
 
 # %% tags=["hide-input"]
 table = quoted_table(results)
 table.style.hide(axis="index").format("{:.5g}", subset=list(table.columns[1:]))
 
 # %% tags=["hide-input"]
+example_epsilon = 1.0  # the target the chapter quotes: eps1 in the glue names (d9 AIM, d5 PrivPGD)
+glue("example-epsilon", example_epsilon, display=False)
+
+
+def at_example(bound, delta, metric):
+    return value_at(results, bound=bound, delta=delta, epsilon=example_epsilon, metric=metric)
+
+
 numbers = {
-    "rho_cks_eps1_d9": value_at(results, bound="cks", delta=1e-9, epsilon=1.0, metric="rho"),
-    "rho_bs_eps1_d9": value_at(results, bound="bun-steinke", delta=1e-9, epsilon=1.0, metric="rho"),
-    "sigma_cks_eps1_d5": value_at(results, bound="cks", delta=1e-5, epsilon=1.0, metric="sigma"),
-    "sigma_bs_eps1_d5": value_at(results, bound="bun-steinke", delta=1e-5, epsilon=1.0,
-                                 metric="sigma"),
+    "rho_cks_eps1_d9": at_example("cks", AIM_DELTA, "rho"),
+    "rho_bs_eps1_d9": at_example("bun-steinke", AIM_DELTA, "rho"),
+    "sigma_cks_eps1_d5": at_example("cks", PRIVPGD_DELTA, "sigma"),
+    "sigma_bs_eps1_d5": at_example("bun-steinke", PRIVPGD_DELTA, "sigma"),
 }
 numbers["sigma_saving_pct_eps1_d5"] = 100 * (1 - numbers["sigma_cks_eps1_d5"]
                                              / numbers["sigma_bs_eps1_d5"])
@@ -74,8 +86,9 @@ for name, value in numbers.items():
     glue(name, value, display=False)
 
 # %% [markdown]
-# **Summary.** At every target the tight conversion allows more ρ, so less noise: at ε = 1 and
-# δ = 1e-5 a sensitivity-1 Gaussian needs
+# **Summary.** At every target the tight conversion allows more ρ, so less noise: at
+# ε = {glue:text}`example-epsilon:g` and δ = {glue:text}`privpgd-delta:g` a sensitivity-1 Gaussian
+# needs
 # σ = {glue:text}`sigma_cks_eps1_d5:.4f` instead of {glue:text}`sigma_bs_eps1_d5:.4f`
 # ({glue:text}`sigma_saving_pct_eps1_d5:.1f` % less).
 
@@ -98,10 +111,7 @@ from reprolib.papers.preliminaries.budgets import (
     true_epsilons,
 )
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
-from reprolib.papers.privpgd.reported import DELTA as PRIVPGD_DELTA
-from reprolib.papers.privpgd.reported import REPORTED_EPSILONS
 
-glue("privpgd-delta", PRIVPGD_DELTA, display=False)
 noise = calibration_noise(sorted(REPORTED_EPSILONS), PRIVPGD_DELTA)
 noise_styled = noise.style.format("{:.5g}").format_index("{:g}")
 glue("privpgd-noise-levels", noise_styled, display=False)
@@ -126,7 +136,7 @@ split_styled
 # {glue:text}`aim-true-cost-low:.2f` ρ and {glue:text}`aim-true-cost-high:.2f` ρ, computed from
 # AIM's round count and measurement share) and runs MST's selection on the whole ρ (true cost
 # {glue:text}`mst-true-cost:.3f` ρ, that is 5ρ/3). The ε, at δ = {glue:text}`privpgd-delta:g`
-# under CKS, that such runs labelled ε = 0.2, 1 and 2.5 actually meet:
+# under CKS, that such runs labelled ε = {glue:text}`privpgd-epsilons:s` actually meet:
 
 # %% tags=["hide-input"]
 aim_low, aim_high = authors_aim_cost_range()

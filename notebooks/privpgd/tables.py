@@ -34,10 +34,12 @@ from IPython.display import display
 from reprolib.experiments import run_experiment
 from reprolib.papers.privpgd.figures import side_by_side
 from reprolib.papers.privpgd.pages import (
+    column_legend,
     dataset_title,
     only_value,
     paper_table,
     readable_sources,
+    short_headers,
     table_number,
 )
 from reprolib.papers.privpgd.reported import reported_results
@@ -59,9 +61,11 @@ print(textwrap.fill(
 # %% tags=["hide-input", "full-width"]
 if len(ours):
     display(readable_sources(data_sources(ours)).style.hide(axis="index"))
-    table = side_by_side(ours, reported, epsilon).rename(index=dataset_title, level="dataset")
+    table = short_headers(side_by_side(ours, reported, epsilon)).rename(index=dataset_title,
+                                                                        level="dataset")
     numeric = [c for c in table.columns if table[c].dtype.kind == "f"]
-    display(table.style.format({c: "{:.2g}" for c in numeric}, na_rep="–"))
+    display(table.style.format({c: "{:.2g}" for c in numeric}, na_rep="–")
+            .set_caption(column_legend(table)))
 
 # %% [markdown]
 # ## The paper's table
@@ -70,4 +74,5 @@ if len(ours):
 # re-run yet.
 
 # %% tags=["hide-input", "full-width"]
-paper_table(reported, number).style.format("{:.2g}", na_rep="–")
+printed = paper_table(reported, number)
+printed.style.format("{:.2g}", na_rep="–").set_caption(column_legend(printed))

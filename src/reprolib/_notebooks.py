@@ -9,14 +9,21 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reprolib._paths import generated_dir, repo_root, shown
 from reprolib.experiments import Artifact
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 KERNEL = "python3"  # every notebook header names this kernel; papermill needs it explicitly
 # The kernel must draw figures inline: a non-interactive MPLBACKEND (e.g. Agg, set for tests) would
 # make glued figures render as the text "<Figure ...>".
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+# papermill tags the cell it inserts with the run's parameters; Jupyter Book drops cells tagged
+# remove-cell from the page.
+INJECTED_TAG, HIDDEN_TAG = "injected-parameters", "remove-cell"
 
 
 class NotebookFailed(RuntimeError):
@@ -92,11 +99,15 @@ def _inline_figures() -> Iterator[None]:
 def execute(run: NotebookRun, *, progress: bool = False) -> float:
     """Execute ``run`` with papermill; returns the wall time in seconds.
 
+    The cell papermill injects with the parameters is tagged ``remove-cell`` (the book hides it);
+    the notebook's own ``parameters`` cell keeps its tags.
+
     Raises:
         NotebookFailed: naming the notebook, the failing cell (execution count and first line)
             and the error.
     """
     import jupytext
+    import nbformat
     import papermill
 
     notebook = jupytext.read(run.source)
@@ -104,7 +115,7 @@ def execute(run: NotebookRun, *, progress: bool = False) -> float:
     started = time.perf_counter()
     try:
         with _inline_figures():
-            papermill.execute_notebook(
+            executed = papermill.execute_notebook(
                 notebook, str(run.output), parameters=dict(run.parameters), kernel_name=KERNEL,
                 language="python", cwd=str(repo_root()), progress_bar=progress,
             )
@@ -117,7 +128,17 @@ def execute(run: NotebookRun, *, progress: bool = False) -> float:
             f"({first_line[0] if first_line else 'empty cell'!r}; In [{error.exec_count}] of the "
             f"executed notebook {shown(run.output)}): {error.ename}: {error.evalue}"
         ) from None
+    _hide_injected_parameters(executed)
+    nbformat.write(executed, run.output)
     return time.perf_counter() - started
+
+
+def _hide_injected_parameters(notebook: NotebookNode) -> None:
+    """Tag the cells papermill injected with the parameters ``remove-cell``: the book hides them."""
+    for cell in notebook.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if INJECTED_TAG in tags and HIDDEN_TAG not in tags:
+            cell.metadata.tags = [*tags, HIDDEN_TAG]
 
 
 def literal(text: str) -> object:

@@ -3,7 +3,15 @@
 import pytest
 
 from reprolib.experiments import open_store, run_experiment
-from reprolib.papers.preliminaries.experiments import QUOTED_EPSILONS, quoted_table, target_epsilons
+from reprolib.papers.aim.setup import DELTA as AIM_DELTA
+from reprolib.papers.preliminaries.experiments import (
+    DELTAS,
+    QUOTED_EPSILONS,
+    quoted_table,
+    target_epsilons,
+)
+from reprolib.papers.privpgd.reported import DELTA as PRIVPGD_DELTA
+from reprolib.papers.privpgd.reported import REPORTED_EPSILONS
 from reprolib.privacy import eps_to_rho, gaussian_sigma
 
 
@@ -12,6 +20,12 @@ def test_grids_grow_with_scale_and_keep_the_quoted_epsilons():
     assert len(smoke) < len(small) < len(paper)
     for grid in (smoke, small, paper):
         assert set(QUOTED_EPSILONS) <= set(grid) and min(grid) == 0.01 and max(grid) == 100.0
+
+
+def test_the_grid_holds_the_budgets_the_papers_use():
+    # The chapter's page looks its quoted values up at the papers' own DELTA constants.
+    assert {AIM_DELTA, PRIVPGD_DELTA} <= set(DELTAS)
+    assert set(REPORTED_EPSILONS) <= set(QUOTED_EPSILONS)
 
 
 def test_metrics_are_the_privacy_core_values(scratch_dirs):

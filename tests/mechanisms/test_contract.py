@@ -102,6 +102,9 @@ def check_refuses(runs: Runs, name: str, relation: NeighbourRelation,
     message = str(error.value)
     assert relation.value in message and other.value in message, message
     assert f"relation=NeighbourRelation.{relation.name}" in message, message
+    setting = registration(name).relation_setting
+    if setting is not None:  # its config selects the relation: the message offers that fix too
+        assert f"({setting}=NeighbourRelation.{other.name})" in message, message
 
 
 def _same_release(a: SynthesisResult, b: SynthesisResult) -> bool:

@@ -52,3 +52,11 @@ def test_large_budget_recovers_the_one_way_marginals(small_titanic):
 def test_config_rejects_nonpositive_iterations():
     with pytest.raises(ValueError, match="pgm_iters"):
         IndependentConfig(pgm_iters=0)
+
+
+def test_a_replace_one_budget_is_refused_without_a_config_fix(small_titanic):
+    # IndependentConfig has no relation field: the only fix is the budget's relation
+    budget = PrivacyBudget(rho=0.05, relation=NeighbourRelation.REPLACE_ONE)
+    fix = r"build the budget with relation=NeighbourRelation\.ADD_REMOVE$"
+    with pytest.raises(ValueError, match=fix):
+        Independent(FAST).fit(small_titanic, budget, np.random.default_rng(0))

@@ -35,6 +35,16 @@ def run(request, small_titanic):
     return budget, MST(config).fit(small_titanic, budget, np.random.default_rng(5)), l2, l1
 
 
+def test_a_budget_under_the_other_relation_is_refused_with_both_fixes(small_titanic):
+    with pytest.raises(ValueError) as error:
+        MST(FAST).fit(small_titanic, _budget(0.015, NeighbourRelation.REPLACE_ONE),
+                      np.random.default_rng(0))
+    assert str(error.value) == (
+        "MST accounts under the add-remove neighbouring relation, but the budget is for "
+        "replace-one; build the budget with relation=NeighbourRelation.ADD_REMOVE, or build MST "
+        "with MSTConfig(relation=NeighbourRelation.REPLACE_ONE)")
+
+
 def test_each_third_is_charged_at_its_closed_form(run, small_titanic):
     budget, result, l2, l1 = run
     rho, d = budget.rho, len(small_titanic.domain)

@@ -4,12 +4,14 @@ import pandas as pd
 import pytest
 
 from reprolib.papers.privpgd.pages import (
+    column_legend,
     dataset_title,
     distance_means,
     only_value,
     paper_lowest,
     paper_table,
     readable_sources,
+    short_headers,
     table_number,
 )
 from reprolib.papers.privpgd.reported import reported_results
@@ -58,4 +60,22 @@ def test_paper_table_is_the_papers_rows():
     reported = reported_results()
     table = paper_table(reported, 1)
     assert ("ACS Employment", "PrivPGD") in table.index
-    assert table.loc[("ACS Employment", "PrivPGD"), "sw1"] == pytest.approx(0.00054)
+    assert table.loc[("ACS Employment", "PrivPGD"), "SW₁"] == pytest.approx(0.00054)
+
+
+def test_paper_table_headers_are_short_and_the_legend_spells_them_out():
+    table = paper_table(reported_results(), 2)
+    assert list(table.columns) == ["Down.", "Down. real", "Cov.", "Count.", "Thr.", "SW₁", "L1"]
+    legend = column_legend(table)
+    for header in table.columns:
+        assert f"{header}: " in legend
+    assert "thresholding-query error" in legend and "2·TV" in legend
+
+
+def test_short_headers_rename_the_metric_level_only():
+    columns = pd.MultiIndex.from_product([["covariance_error", "sw1"], ["ours", "paper"]])
+    table = short_headers(pd.DataFrame([[1.0, 2.0, 3.0, 4.0]], columns=columns))
+    assert list(table.columns) == [("Cov.", "ours"), ("Cov.", "paper"), ("SW₁", "ours"),
+                                   ("SW₁", "paper")]
+    assert column_legend(table) == ("Cov.: covariance error; SW₁: average SW₁ distance over the "
+                                    "two-way marginals.")

@@ -97,14 +97,29 @@ class Synthesizer(Protocol):
 
 
 def open_ledger(mechanism: Synthesizer, budget: PrivacyBudget) -> Ledger:
-    """A fresh ledger for ``budget``, after checking the budget's relation is the mechanism's."""
+    """A fresh ledger for ``budget``, after checking the budget's relation is the mechanism's.
+
+    The refusal says how to fix it: the budget's relation, and also the mechanism's when its
+    ``config`` is a dataclass with a ``relation`` field (AIM, MST).
+    """
     if budget.relation is not mechanism.traits.relation:
         raise ValueError(
             f"{mechanism.name} accounts under the {mechanism.traits.relation.value} neighbouring "
             f"relation, but the budget is for {budget.relation.value}; build the budget with "
             f"relation=NeighbourRelation.{mechanism.traits.relation.name}"
+            f"{_relation_config_hint(mechanism, budget.relation)}"
         )
     return Ledger(budget)
+
+
+def _relation_config_hint(mechanism: Synthesizer, relation: NeighbourRelation) -> str:
+    """", or build <name> with <Config>(relation=...)" when the config sets the relation."""
+    config = getattr(mechanism, "config", None)
+    if not dataclasses.is_dataclass(config) or "relation" not in {
+            field.name for field in dataclasses.fields(config)}:
+        return ""
+    return (f", or build {mechanism.name} with {type(config).__name__}"
+            f"(relation=NeighbourRelation.{relation.name})")
 
 
 def check_inputs(mechanism: Synthesizer, data: Dataset, workload: Workload | None) -> None:

@@ -15,14 +15,14 @@ Two bounds are implemented, each once:
   with the closed-form inverse rho = (sqrt(log(1/delta) + eps) - sqrt(log(1/delta)))**2.
 
 Rounding. Every epsilon (and delta) returned is an upper bound on the exact value of the formula:
-it is evaluated in 60-digit decimal arithmetic, whose ``ln``, ``exp`` and ``sqrt`` are correctly
-rounded (Python ``decimal``, General Decimal Arithmetic spec), so each operation errs by at most
-5e-60 relative; a margin of 1e-50 times the sum of the magnitudes of the terms dominates the
-accumulated error with room to spare, and the result is rounded up to a float. For CKS this is done
-at the numerically found order: Proposition 12 holds at *every* alpha > 1, so the value at any
-order bounds the infimum from above. Every rho returned by :func:`eps_to_rho` is the largest float
-whose so-evaluated epsilon is <= the target. Both directions therefore err toward less privacy
-loss: rho_to_eps(eps_to_rho(eps)) <= eps always holds in floating point.
+it is evaluated in 60-digit decimal arithmetic and rounded up to a float with a margin that
+dominates the arithmetic's error (:func:`reprolib.privacy._exact.upper_float`, whose module gives
+the error analysis). For CKS this is done at the numerically found order, by the improved RDP
+conversion of :mod:`reprolib.privacy._rdp` (rho-zCDP is (alpha, alpha*rho)-RDP): Proposition 12
+holds at *every* alpha > 1, so the value at any order bounds the infimum from above. Every rho
+returned by :func:`eps_to_rho` is the largest float whose so-evaluated epsilon is <= the target.
+Both directions therefore err toward less privacy loss: rho_to_eps(eps_to_rho(eps)) <= eps always
+holds in floating point.
 
 The book's chapter "Privacy preliminaries" derives both.
 """
@@ -33,34 +33,22 @@ import decimal
 import math
 from collections.abc import Callable
 from decimal import Decimal
-from fractions import Fraction
 from typing import Literal
 
 from scipy.optimize import brentq
 
 from reprolib.privacy import _validate
-from reprolib.privacy._exact import round_up
+from reprolib.privacy._exact import PRECISE, upper_float
+from reprolib.privacy._rdp import eps_upper
 
 Bound = Literal["cks", "bun-steinke"]
 BOUNDS: tuple[Bound, ...] = ("cks", "bun-steinke")
 _RTOL = 4 * 2.220446049250313e-16  # the smallest relative tolerance scipy.optimize.brentq accepts
-_CONTEXT = decimal.Context(prec=60, rounding=decimal.ROUND_HALF_EVEN, Emin=-999_999,
-                           Emax=999_999)
-_MARGIN = Decimal("1e-50")  # >> the relative error (about 1e-58) of a few 60-digit operations
 
 
 def _check_bound(bound: str) -> None:
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {BOUNDS}, got {bound!r}")
-
-
-def _upper_float(value: Decimal, magnitude: Decimal) -> float:
-    """The smallest float >= value + margin * magnitude, an upper bound on the exact quantity
-    that ``value`` approximates when ``magnitude`` bounds the sizes of the terms it was built from.
-    """
-    with decimal.localcontext(_CONTEXT):
-        bound = value + _MARGIN * magnitude
-    return round_up(Fraction(bound))
 
 
 def _cks_optimal_order(rho: float, log_delta: float) -> float:
@@ -75,22 +63,19 @@ def _cks_optimal_order(rho: float, log_delta: float) -> float:
 
 
 def _cks_eps_upper(rho: float, delta: float, alpha: float) -> float:
-    """A float >= eps_alpha(rho, delta), evaluated with log(1 - 1/alpha) = log((alpha-1)/alpha)
-    to avoid cancellation; alpha - 1 is exact in 60 digits since alpha is a float.
+    """A float >= eps_alpha(rho, delta): the improved RDP conversion of alpha * rho at order alpha
+    (rho-zCDP is (alpha, alpha * rho)-RDP).
     """
-    with decimal.localcontext(_CONTEXT):
-        a, r, inv_delta_log = Decimal(alpha), Decimal(rho), -Decimal(delta).ln()
-        a_minus_1, log_a = a - 1, a.ln()
-        terms = (a * r, (a_minus_1 / a).ln(), (inv_delta_log - log_a) / a_minus_1)
-        magnitude = terms[0] + abs(terms[1]) + (inv_delta_log + abs(log_a)) / a_minus_1
-        return _upper_float(sum(terms, Decimal(0)), magnitude)
+    with decimal.localcontext(PRECISE):
+        rdp = Decimal(alpha) * Decimal(rho)
+    return eps_upper(rdp, alpha, delta, "improved")
 
 
 def _bun_steinke_eps_upper(rho: float, delta: float) -> float:
     """A float >= rho + 2 sqrt(rho log(1/delta)); every term is positive (no cancellation)."""
-    with decimal.localcontext(_CONTEXT):
+    with decimal.localcontext(PRECISE):
         eps = Decimal(rho) + 2 * (Decimal(rho) * -Decimal(delta).ln()).sqrt()
-        return _upper_float(eps, eps)
+        return upper_float(eps, eps)
 
 
 def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
@@ -140,16 +125,16 @@ def cks_delta(rho: float, eps: float) -> float:
         while derivative(upper) < 0.0:
             upper *= 2.0
         alpha = brentq(derivative, alpha, upper, xtol=1e-15, rtol=_RTOL, maxiter=500)
-    with decimal.localcontext(_CONTEXT):
+    with decimal.localcontext(PRECISE):
         a, r, e = Decimal(alpha), Decimal(rho), Decimal(eps)
         a_minus_1 = a - 1
         terms = (a_minus_1 * (a * r - e), a * (a_minus_1 / a).ln(), -a_minus_1.ln())
         magnitude = a_minus_1 * (a * r + e) + abs(terms[1]) + abs(terms[2])
-        log_delta = _upper_float(sum(terms, Decimal(0)), magnitude)
+        log_delta = upper_float(sum(terms, Decimal(0)), magnitude)
         if log_delta >= 0.0:
             return 1.0
         delta = Decimal(log_delta).exp()
-        return min(1.0, _upper_float(delta, delta))
+        return min(1.0, upper_float(delta, delta))
 
 
 def _largest_within(start: float, fits: Callable[[float], bool]) -> float:

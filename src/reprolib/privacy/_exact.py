@@ -4,15 +4,29 @@ Every charge is a float, so the exact (real) total of a list of charges is a rat
 Python's ``fractions.Fraction`` represents without error. Rounding that total, or a share of it,
 to the nearest float can move it up by half an ulp; the helpers here round in the direction that
 keeps the accounting conservative instead.
+
+Formulas with logarithms or square roots (the conversions to (epsilon, delta)) are evaluated in
+:data:`PRECISE`, 60-digit decimal arithmetic whose ``ln``, ``exp`` and ``sqrt`` are correctly
+rounded (Python ``decimal``, General Decimal Arithmetic spec), so each operation errs by at most
+5e-60 relative; :func:`upper_float` adds a margin of 1e-50 times the sum of the magnitudes of the
+terms, which dominates the accumulated error of a few such operations with room to spare, and
+rounds up to a float.
 """
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 from fractions import Fraction
 
 from reprolib.privacy import _validate
+
+#: The arithmetic in which conversions evaluate their formulas (see the module docstring).
+PRECISE = decimal.Context(prec=60, rounding=decimal.ROUND_HALF_EVEN, Emin=-999_999,
+                          Emax=999_999)
+_MARGIN = Decimal("1e-50")  # >> the relative error (about 1e-58) of a few 60-digit operations
 
 
 def round_up(value: Fraction) -> float:
@@ -25,6 +39,15 @@ def round_down(value: Fraction) -> float:
     """The largest float <= ``value``."""
     nearest = float(value)
     return math.nextafter(nearest, -math.inf) if Fraction(nearest) > value else nearest
+
+
+def upper_float(value: Decimal, magnitude: Decimal) -> float:
+    """The smallest float >= value + margin * magnitude, an upper bound on the exact quantity
+    that ``value`` approximates when ``magnitude`` bounds the sizes of the terms it was built from.
+    """
+    with decimal.localcontext(PRECISE):
+        bound = value + _MARGIN * magnitude
+    return round_up(Fraction(bound))
 
 
 def exact_sum(values: Sequence[float]) -> Fraction:

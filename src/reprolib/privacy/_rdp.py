@@ -1,13 +1,21 @@
-"""Rényi DP of the Gaussian mechanism and RDP -> (epsilon, delta) conversion over a grid of orders."""
+"""Rényi DP of the Gaussian mechanism and RDP -> (epsilon, delta) conversion over a grid of orders.
+
+The conversion errs on the safe side, like those of :mod:`reprolib.privacy._conversions`: the
+epsilon returned is evaluated in 60-digit decimal arithmetic and rounded up to a float
+(:func:`reprolib.privacy._exact.upper_float`), so it never claims less than the exact value.
+"""
 
 from __future__ import annotations
 
+import decimal
 import math
+from decimal import Decimal
 from typing import Literal
 
 import numpy as np
 
 from reprolib.privacy import _validate
+from reprolib.privacy._exact import PRECISE, upper_float
 
 RdpConversion = Literal["improved", "classic"]
 
@@ -42,7 +50,9 @@ def rdp_to_eps(
             eps = rdp + log(1 - 1/alpha) - (log(delta) + log(alpha))/(alpha - 1).
 
     Returns:
-        (epsilon, the order that attains it). A finite grid can only over-estimate epsilon.
+        (epsilon, the order that attains it). Epsilon is rounded up: never below the exact value
+        of the conversion at that order, so never below the exact minimum over the grid. A
+        finite grid can only over-estimate epsilon.
     """
     delta = _validate.probability("delta", delta)
     alphas = _orders(orders)
@@ -58,8 +68,28 @@ def rdp_to_eps(
         eps = values + np.log1p(-1.0 / alphas) - (log_delta + np.log(alphas)) / (alphas - 1.0)
     else:
         raise ValueError(f"conversion must be 'improved' or 'classic', got {conversion!r}")
-    best = int(np.argmin(eps))
-    return max(0.0, float(eps[best])), float(alphas[best])
+    best = int(np.argmin(eps))  # floats pick the order; its epsilon is then bounded from above
+    alpha = float(alphas[best])
+    return max(0.0, eps_upper(Decimal(float(values[best])), alpha, delta, conversion)), alpha
+
+
+def eps_upper(rdp: Decimal, alpha: float, delta: float, conversion: RdpConversion) -> float:
+    """A float >= the epsilon at ``delta`` that RDP ``rdp`` at order ``alpha`` implies.
+
+    ``rdp`` is taken as exact. ``"improved"`` evaluates log(1 - 1/alpha) as
+    log((alpha - 1)/alpha), without cancellation (alpha - 1 is exact in 60 digits since alpha is
+    a float); ``"classic"`` adds two positive terms.
+    """
+    with decimal.localcontext(PRECISE):
+        a, inv_delta_log = Decimal(alpha), -Decimal(delta).ln()
+        a_minus_1 = a - 1
+        if conversion == "classic":
+            eps = rdp + inv_delta_log / a_minus_1
+            return upper_float(eps, eps)
+        log_a = a.ln()
+        terms = (rdp, (a_minus_1 / a).ln(), (inv_delta_log - log_a) / a_minus_1)
+        magnitude = rdp + abs(terms[1]) + (inv_delta_log + abs(log_a)) / a_minus_1
+        return upper_float(sum(terms, Decimal(0)), magnitude)
 
 
 def _orders(alpha: float | np.ndarray | list[float]) -> np.ndarray:

@@ -1,18 +1,31 @@
 """What the PrivPGD pages show, computed from the results and the paper's tables.
 
 The notebooks and the checks call these; tables come back with readable labels (dataset titles,
-"yes"/"no"), and the notebooks only style them.
+"yes"/"no", short metric headers explained by :func:`column_legend`), and the notebooks only style
+them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from reprolib.papers.privpgd import TABLE_NUMBERS
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
+
+#: Each metric's short table header and what it stands for; the headers keep the tables of up to
+#: seven metrics narrow enough for the book's page.
+COLUMN_HEADERS: Mapping[str, tuple[str, str]] = {
+    "downstream_error": ("Down.", "downstream error of a model trained on the synthetic data"),
+    "downstream_error_real": ("Down. real", "the same trained on the real data"),
+    "covariance_error": ("Cov.", "covariance error"),
+    "counting_error": ("Count.", "counting-query error"),
+    "thresholding_error": ("Thr.", "thresholding-query error"),
+    "sw1": ("SW₁", "average SW₁ distance over the two-way marginals"),
+    "l1": ("L1", "average L1 distance over the two-way marginals, 2·TV: the paper's TV column"),
+}
 
 
 def dataset_title(name: str) -> str:
@@ -66,11 +79,26 @@ def paper_lowest(reported: pd.DataFrame, epsilon: float, metric: str,
     return int(lowest.sum()), len(lowest)
 
 
+def short_headers(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its metric columns, at any column level, renamed to their short headers."""
+    return table.rename(columns={metric: short for metric, (short, _) in COLUMN_HEADERS.items()})
+
+
+def column_legend(table: pd.DataFrame) -> str:
+    """What the short headers among ``table``'s columns (any level) stand for, as one sentence."""
+    shown = set(table.columns.get_level_values(0))
+    return "; ".join(f"{short}: {meaning}" for short, meaning in COLUMN_HEADERS.values()
+                     if short in shown) + "."
+
+
 def paper_table(reported: pd.DataFrame, number: int,
                 metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """The paper's Table ``number`` as printed: one row per dataset (title) and mechanism."""
+    """The paper's Table ``number`` as printed: one row per dataset (title) and mechanism.
+
+    The metric columns carry :func:`short_headers`; :func:`column_legend` spells them out.
+    """
     rows = reported[reported["table"] == number].drop(columns=["table", "epsilon", "delta"])
     if metrics is not None:
         rows = rows[["dataset", "mechanism", *metrics]]
-    return rows.assign(dataset=rows["dataset"].map(dataset_title)).set_index(
-        ["dataset", "mechanism"])
+    return short_headers(rows.assign(dataset=rows["dataset"].map(dataset_title)).set_index(
+        ["dataset", "mechanism"]))

@@ -1,0 +1,16 @@
+"""reprolib._notebooks: the executed copy of a notebook as the book will read it."""
+
+import nbformat
+
+from reprolib._notebooks import NotebookRun, execute
+
+
+def test_the_injected_parameters_cell_is_removed_from_the_page(tmp_path):
+    source = tmp_path / "tiny.py"
+    source.write_text('# %% tags=["parameters"]\nscale = "small"\n\n# %%\nprint(scale)\n')
+    output = tmp_path / "generated" / "tiny.ipynb"
+    execute(NotebookRun(source=source, output=output, parameters={"scale": "smoke"}))
+    cells = nbformat.read(output, as_version=4).cells
+    assert [cell.metadata.get("tags", []) for cell in cells] == [
+        ["parameters"], ["injected-parameters", "remove-cell"], []]
+    assert cells[2].outputs[0].text == "smoke\n"  # the injected value was used
