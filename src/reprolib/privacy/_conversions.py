@@ -1,4 +1,4 @@
-"""Conversions between rho-zCDP and (epsilon, delta)-DP, rounded toward less privacy loss.
+"""Conversions between rho-zCDP and (epsilon, delta)-DP, rounded on the safe side.
 
 Two bounds are implemented, each once:
 
@@ -21,8 +21,8 @@ the error analysis). For CKS this is done at the numerically found order, by the
 conversion of :mod:`reprolib.privacy._rdp` (rho-zCDP is (alpha, alpha*rho)-RDP): Proposition 12
 holds at *every* alpha > 1, so the value at any order bounds the infimum from above. Every rho
 returned by :func:`eps_to_rho` is the largest float whose so-evaluated epsilon is <= the target.
-Both directions therefore err toward less privacy loss: rho_to_eps(eps_to_rho(eps)) <= eps always
-holds in floating point.
+Both directions therefore err on the safe side (an epsilon reported is never below the exact value,
+a rho granted never above it): rho_to_eps(eps_to_rho(eps)) <= eps always holds in floating point.
 
 The book's chapter "Privacy preliminaries" derives both.
 """

@@ -85,7 +85,7 @@ def _roundtrip(ctx: CheckContext, scale: str) -> Outcome:
     ok = bool(((ratio <= 1.0 + 1e-12) & (ratio >= 1.0 - 1e-9)).all())
     return Outcome("pass" if ok else "fail",
                    f"eps(rho(eps))/eps in [{ratio.min():.12f}, {ratio.max():.12f}]",
-                   "in [1 - 1e-9, 1 + 1e-12]: exact inverse, rounded toward less privacy loss")
+                   "in [1 - 1e-9, 1 + 1e-12]: exact inverse, rounded on the safe side (rho never above the exact one)")
 
 
 def _closed_form_checks(scale: str) -> list[Check]:
