@@ -202,7 +202,17 @@ CHECKS: tuple[Check, ...] = (
            _downstream_vs_mst),
     _check("privpgd-lowest-sw1", "privpgd-fig2", "claim",
            "Figure 2: at ε = 2.5 PrivPGD has the lowest average SW1 on most datasets",
-           _lowest_sw1),
+           _lowest_sw1,
+           deviation=f"Not reproduced at {SCALE} scale (stand-in data; PrivPGD with "
+           f"{_SMALL['n_particles']} particles and {_SMALL['epochs']} epochs, the baselines with "
+           f"{PROFILES[SCALE].pgm_iters} Private-PGM iterations and "
+           f"{PROFILES[SCALE].max_model_size_mb:g} MB): PGM+AIM has the lowest SW1 on every "
+           "dataset, PrivPGD comes second. Under mbi 2.0's step rule, which fitted the baselines "
+           "worse in so few iterations, PrivPGD led (the small results committed before the "
+           "2022 rule became the default). The paper ran PrivPGD with "
+           f"{_PAPER.n_particles} particles and {_PAPER.epochs} epochs against "
+           f"{PROFILES['paper'].pgm_iters} iterations and "
+           f"{PROFILES['paper'].max_model_size_mb:g} MB; open until a paper-scale run."),
     _check("privpgd-sw1-not-tv", "privpgd-fig2", "claim",
            "Section 4.3 on Figure 2: PrivPGD minimises SW1 while PGM targets TV, so at ε = 2.5 "
            "PrivPGD's edge over PGM+AIM is larger in SW1 than in TV (L1) on most datasets",
