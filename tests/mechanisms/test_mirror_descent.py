@@ -151,7 +151,8 @@ def _assert_same_marginals(model, reference):
 @pytest.mark.parametrize("structure", STRUCTURES)
 def test_fits_what_mbi_fits(structure, engine):
     measurements = _measurements(STRUCTURES[structure])
-    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=100, engine=engine)
+    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=100, engine=engine,
+                           step_rule="mbi-2.0")
     _assert_same_marginals(model, _reference(measurements, 100))
 
 
@@ -203,7 +204,8 @@ def test_past_the_first_rejections_both_reach_mbis_optimum(engine):
     # the line search rejects, rounding differences grow exponentially (in mbi's own runs too),
     # so long runs are compared where they end, at the optimum, not step by step
     measurements = _measurements(STRUCTURES["overlapping triples, repeats, an unmeasured attribute"])
-    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=2000, engine=engine)
+    model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=2000, engine=engine,
+                           step_rule="mbi-2.0")
     reference = _reference(measurements, 2000)
     for clique in reference.cliques:
         np.testing.assert_allclose(np.asarray(model.marginals[clique].values),
@@ -215,9 +217,10 @@ def test_warm_start_onto_new_cliques_and_partial_blocks(engine):
     # mbi runs whole blocks of 50 steps: iters=60 is 100 steps, iters=1 is 50
     first = _measurements(STRUCTURES["chain"])
     more = first + _measurements([("a", "b", "e"), ("c", "d", "e")], seed=1)
-    ours = mirror_descent(DOMAIN, first, known_total=2000.0, iters=60, engine=engine)
+    ours = mirror_descent(DOMAIN, first, known_total=2000.0, iters=60, engine=engine,
+                          step_rule="mbi-2.0")
     ours = mirror_descent(DOMAIN, more, known_total=2000.0, iters=1, warm_start=ours,
-                          engine=engine)
+                          engine=engine, step_rule="mbi-2.0")
     reference = _reference(more, 1, warm_start=_reference(first, 60))
     _assert_same_marginals(ours, reference)
 
@@ -226,7 +229,7 @@ def test_structural_zeros_go_through_mbi_oracle():
     measurements = _measurements(STRUCTURES["chain"])
     zeros = (mbi.Constraint(DOMAIN.project(("a", "b")), invalid=np.array([[0, 1], [2, 3]])),)
     model = mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=50,
-                           constraints=zeros)
+                           constraints=zeros, step_rule="mbi-2.0")
     assert model.constraints == zeros
     _assert_same_marginals(model, _reference(measurements, 50, constraints=zeros))
     np.testing.assert_allclose(np.asarray(model.project(("a", "b")).values)[[0, 2], [1, 3]], 0.0,

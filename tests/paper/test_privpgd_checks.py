@@ -32,9 +32,10 @@ def _metrics_changed(change):
 def test_committed_results_fail_no_privpgd_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) <= {"pass", "not-applicable", "deviation"}, statuses
-    # the one documented finding: the constraint costs utility at small scale
-    assert [c for c, s in statuses.items() if s == "deviation"] == [
-        "privpgd-constraint-keeps-utility"]
+    # the documented findings at small scale: PGM+AIM, fitted as the paper's engine fits, has
+    # the lowest SW1; the constraint costs utility
+    assert sorted(c for c, s in statuses.items() if s == "deviation") == [
+        "privpgd-constraint-keeps-utility", "privpgd-lowest-sw1"]
     # offline, every dataset is a stand-in: comparisons with the paper's tables do not apply
     assert statuses["privpgd-band-eps2.5"] == statuses["privpgd-data-sizes"] == "not-applicable"
 
@@ -74,7 +75,7 @@ def test_claims_fail_when_privpgd_loses(copy_of_results, tamper):
 
     tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
     statuses = _statuses(copy_of_results)
-    assert statuses["privpgd-lowest-sw1"] == "fail"
+    assert statuses["privpgd-lowest-sw1"] == "deviation"  # documented: it keeps failing
     assert statuses["privpgd-sw1-not-tv"] == "fail"
     assert statuses["privpgd-beats-mst"] == "fail"
 
@@ -135,3 +136,12 @@ def test_bands_compare_with_the_tables_where_the_paper_data_ran(copy_of_results,
                lambda frame, change=change: _metrics_changed(change)(
                    frame[frame["dataset"] == "income"]))
         assert _statuses(only_income)["privpgd-band-eps2.5"] == expected
+
+
+def test_the_lowest_sw1_deviation_goes_stale_when_privpgd_leads(copy_of_results, tamper):
+    def change(values, row):
+        if row["mechanism"] == "PrivPGD":
+            values["sw1"] *= 0.01
+
+    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    assert _statuses(copy_of_results)["privpgd-lowest-sw1"] == "fail"
