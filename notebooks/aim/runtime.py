@@ -102,4 +102,5 @@ if side_by_side is None:
     print(f"no side-by-side results yet: run benchmarks/aim_reference.py to create "
           f"{reference_csv_path()}")
 else:
-    display(side_by_side.style.format(precision=3).format_index("{:g}", level="epsilon"))
+    display(side_by_side.style.format(precision=3, na_rep="not run")
+            .format_index("{:g}", level="epsilon"))
