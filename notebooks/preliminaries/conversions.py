@@ -125,7 +125,7 @@ glue("privpgd-noise-per-cell", per_cell_styled, display=False)
 per_cell_styled
 
 # %% tags=["hide-input"]
-split = constraint_split(max(REPORTED_EPSILONS), PRIVPGD_DELTA, fraction=0.2)
+split = constraint_split(max(REPORTED_EPSILONS), PRIVPGD_DELTA)
 split_styled = split.style.format("{:.5g}", na_rep="–")
 glue("privpgd-constraint-split", split_styled, display=False)
 split_styled

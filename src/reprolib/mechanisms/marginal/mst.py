@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 # A value is kept when its noisy one-way count is at least this many sigmas (reference code).
 RARE_THRESHOLD_SIGMAS = 3.0
+MST_STEPS = 3
+"""MST splits rho in equal thirds: one-way measurements, edge selection, edge measurements."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -186,7 +188,7 @@ class MST:
         if d < 2:
             raise ValueError(f"MST builds a tree over at least two attributes, got {d}; "
                              "use Independent for a single attribute")
-        third, l2 = budget.rho / 3.0, marginal_l2_sensitivity(ledger.relation, 1)
+        third, l2 = budget.rho / MST_STEPS, marginal_l2_sensitivity(ledger.relation, 1)
         sigma_1 = gaussian_sigma(third / d, l2)
         one_way = [measure_marginal(data, (a,), sigma=sigma_1, rng=rng, ledger=ledger,
                                     label=f"1-way {a}") for a in attributes]

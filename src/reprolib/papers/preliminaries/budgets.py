@@ -9,19 +9,21 @@ Every number comes from the mechanisms' own accounting: ``allocate`` of PrivPGD,
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from reprolib.mechanisms.marginal.aim import AIMConfig
-from reprolib.mechanisms.particles.privpgd import allocate
+from reprolib.mechanisms.marginal.mst import MST_STEPS
+from reprolib.mechanisms.particles.privpgd import ThresholdConstraint, allocate
 from reprolib.privacy import NeighbourRelation, PrivacyBudget, gaussian_sigma, rho_to_eps
 
 CALIBRATIONS = ("paper", "code")
-# MST (McKenna et al. 2021) splits rho in three equal steps: one-way measurements, the selection
-# of the tree's edges, the edge measurements (reprolib.mechanisms.marginal.mst).
-MST_STEPS = 3
+# the share of PrivPGD's budget a protected statistic gets by default
+CONSTRAINT_FRACTION = next(f.default for f in dataclasses.fields(ThresholdConstraint)
+                           if f.name == "budget_fraction")
 
 
 def replace_one_budget(epsilon: float, delta: float) -> PrivacyBudget:
@@ -65,9 +67,10 @@ def noise_per_cell(attributes: Mapping[str, int], epsilons: Sequence[float],
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("datasets")
 
 
-def constraint_split(epsilon: float, delta: float, fraction: float) -> pd.DataFrame:
+def constraint_split(epsilon: float, delta: float,
+                     fraction: float = CONSTRAINT_FRACTION) -> pd.DataFrame:
     """Rho and sigma of the marginals and of a protected statistic getting ``fraction`` of the
-    (epsilon, delta) budget, under both calibrations, and the CKS rho of each share on its own.
+    (epsilon, delta) budget (default: ``ThresholdConstraint``'s), under both calibrations, and the CKS rho of each share on its own.
     """
     rows = {}
     for calibration in CALIBRATIONS:
