@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import importlib
 import io
 import sys
@@ -40,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse
+from aim_speed import append  # the speed benchmark's CSV writer (a sibling script)
 
 from reprolib.data import Dataset
 from reprolib.experiments import collect_provenance
@@ -185,16 +185,6 @@ def run_reference(module, data: Dataset, workload, epsilon: float, capacity: flo
     synthetic = Dataset(frame, data.domain, source="reference synthetic")
     return {"rounds": rounds, "anneals": anneals,
             "workload_error": workload_error(data, synthetic, workload), "seconds": seconds}
-
-
-def append(path: Path, row: dict[str, object]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(row))
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
 
 
 def main() -> None:
