@@ -88,8 +88,8 @@ else:
 # `benchmarks/aim_reference.py` runs our AIM under both rules and the authors' 2022 AIM script
 # (imported from a local checkout of the public private-pgm history, never copied here; the one
 # change is its record sampler, ported to pandas 3 with the same rounding) on the same data,
-# budget, capacity, seed value and Private-PGM iterations (one count for every round and the final fit; the CSV records it),
-# the all-3way workload, and δ = {glue:text}`aim-delta:g`. The reference draws its noise from
+# budget, capacity, seed value and Private-PGM iterations (one count for every round and the
+# final fit; the CSV records it), the all-3way workload, and δ = {glue:text}`aim-delta:g`. The reference draws its noise from
 # NumPy's global generator and ours from `default_rng(seed)`: same seed value, different draws,
 # so a single row differs by noise as well as by engine. Every engine's synthetic data is scored
 # with our Definition 2 workload error.
