@@ -80,6 +80,43 @@ def test_counting_answer_by_hand():
     np.testing.assert_allclose(queries.answer(data), [2 / 5, 1 / 5])
 
 
+def _literal_draw(real, n_queries, seed):
+    """The authors' rejection sampler, record by record, on the same random stream."""
+    rng, points = np.random.default_rng(seed), embed(real)
+    accepted = []
+    while len(accepted) < n_queries:
+        columns = rng.choice(points.shape[1], size=3, replace=False)
+        lower, upper = np.empty(3), np.empty(3)
+        for i in range(3):
+            lower[i] = rng.uniform(0.0, 1.0)
+            upper[i] = rng.uniform(lower[i], 1.0)
+        inside = np.all((points[:, columns] >= lower) & (points[:, columns] <= upper), axis=1)
+        if 0.05 <= inside.mean() <= 0.95:
+            accepted.append((tuple(real.domain.attributes[c] for c in columns), tuple(lower),
+                             tuple(upper)))
+    return [tuple(query) for query in zip(*accepted, strict=True)]
+
+
+@pytest.mark.parametrize("seed", [0, 11, 12])
+def test_counting_draw_equals_the_literal_record_by_record_sampler(real, seed):
+    drawn = CountingQueries.draw(real, n_queries=50, seed=seed)
+    assert [drawn.attributes, drawn.lower, drawn.upper] == _literal_draw(real, 50, seed)
+
+
+def test_counting_draw_finds_the_rare_boxes_of_concentrated_data():
+    # three 32-bin attributes with 90 % of the records in the first bin, as medical charges'
+    # money columns: about one random box in 5,000 has an answer in [5 %, 95 %]
+    sizes = {"p": 32, "q": 32, "r": 32}
+    rng = np.random.default_rng(0)
+    columns = {a: np.where(rng.random(2000) < 0.9, 0, rng.integers(1, 32, 2000)) for a in sizes}
+    concentrated = _dataset(columns, sizes)
+    queries = CountingQueries.draw(concentrated, seed=0)
+    answers = queries.answer(concentrated)
+    assert len(answers) == 200 and answers.min() >= 0.05 and answers.max() <= 0.95
+    assert [queries.attributes[:3], queries.lower[:3], queries.upper[:3]] == [
+        q[:3] for q in _literal_draw(concentrated, 3, 0)]
+
+
 def test_counting_draw_gives_up_on_data_where_no_box_is_acceptable():
     constant = _dataset({a: [0] * 10 for a in SIZES})
     with pytest.raises(ValueError, match="after 50 candidates"):
