@@ -164,7 +164,7 @@ class CountingQueries:
         ``data`` inside is in ``[min_fraction, max_fraction]``. Randomness:
         ``numpy.random.default_rng(seed)``; the authors' code used the unseeded global RNG and
         no cap on the candidates. On concentrated data few candidates pass (medical charges'
-        stand-in: about 1 in 5,000), so a candidate's fraction is read off a summed-area table
+        stand-in: about 1 in 6,000), so a candidate's fraction is read off a summed-area table
         of its attributes' marginal (:class:`_BoxFractions`), exactly as counting its records.
 
         Raises:
