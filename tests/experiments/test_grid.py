@@ -8,7 +8,7 @@ import pytest
 
 from reprolib.experiments import _provenance
 from reprolib.experiments._grid import run_grid
-from reprolib.experiments._provenance import collect_provenance
+from reprolib.experiments._provenance import collect_provenance, compute_summary
 from reprolib.experiments._store import Cell, ResultsStore
 
 
@@ -166,3 +166,17 @@ def test_git_revision(monkeypatch, answers: dict, expected: str) -> None:
         assert _provenance._git_revision() == expected
     finally:
         _provenance._git_revision.cache_clear()
+
+
+def test_compute_summary_adds_wall_times_and_names_devices_and_days() -> None:
+    import pandas as pd
+
+    rows = pd.DataFrame({"wall_time_s": [1800.0, 5400.0, 3600.0],
+                         "device": ["cpu", "cuda:0 (H100)", "cpu"],
+                         "created_at": ["2026-11-20T10:00:00+00:00", "2026-11-21T23:59:00+00:00",
+                                        "2026-11-21T00:00:00+00:00"]})
+    assert compute_summary(rows) == ("3 runs, 3.00 hours of compute in all (the sum of their wall "
+                                     "times), on cpu, cuda:0 (H100), recorded from 2026-11-20 to "
+                                     "2026-11-21")
+    assert compute_summary(rows.iloc[:1]).endswith("on cpu, recorded on 2026-11-20")
+    assert compute_summary(rows.iloc[:0]) == "no runs recorded"

@@ -24,7 +24,7 @@ from reprolib.experiments._experiment import (
     store_path,
 )
 from reprolib.experiments._grid import run_grid
-from reprolib.experiments._provenance import collect_provenance
+from reprolib.experiments._provenance import collect_provenance, compute_summary
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
 from reprolib.experiments._scorecard import (
     STATUS_WORDS,
@@ -77,6 +77,7 @@ __all__ = [
     "check_scale",
     "checks_of",
     "collect_provenance",
+    "compute_summary",
     "evaluate_checks",
     "get_artifact",
     "get_experiment",

@@ -14,6 +14,8 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
+
 #: Distributions whose versions every result records ("python" is the interpreter).
 TRACKED_DISTRIBUTIONS = ("numpy", "pandas", "scipy", "torch", "jax", "mbi", "reprolib")
 
@@ -92,3 +94,18 @@ def _git(arguments: list[str], *, cwd: Path) -> str | None:
     if completed.returncode != 0:
         return None
     return completed.stdout
+
+
+def compute_summary(results: pd.DataFrame) -> str:
+    """What produced the stored rows ``results``, in one sentence: how many runs, their summed
+    wall time in hours, the devices, and the dates they were recorded on.
+    """
+    if results.empty:
+        return "no runs recorded"
+    hours = float(results["wall_time_s"].sum()) / 3600.0
+    devices = ", ".join(sorted(set(results["device"])))
+    days = pd.to_datetime(results["created_at"], utc=True).dt.date
+    first, last = days.min(), days.max()
+    when = f"on {first}" if first == last else f"from {first} to {last}"
+    return (f"{len(results)} runs, {hours:.2f} hours of compute in all (the sum of their wall "
+            f"times), on {devices}, recorded {when}")

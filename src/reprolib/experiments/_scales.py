@@ -8,7 +8,7 @@ Scale = Literal["smoke", "small", "paper"]
 SCALES: tuple[Scale, ...] = ("smoke", "small", "paper")
 SCALE_MEANING = {
     "smoke": "seconds to a minute per notebook on 2 CPU cores; what CI runs",
-    "small": "the paper's design at reduced size, CPU, minutes",
+    "small": "the paper's whole design at reduced compute; CPU hours",
     "paper": "the paper's own settings; GPU; may take hours",
 }
 
