@@ -31,7 +31,7 @@ overrides = {}
 # %% tags=["hide-input"]
 from myst_nb import glue
 
-from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.experiments import SCALE_MEANING, compute_summary, run_experiment
 from reprolib.papers.aim.figures import capacity_sweep
 from reprolib.papers.aim.studies import STUDIES
 
@@ -42,6 +42,7 @@ print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {study.dataset} (paper
       f"all-3way, ε ∈ {sorted(set(results['epsilon']))}, capacities {list(study.capacities_mb)} MB, "
       f"{results['seed'].nunique()} trial(s), {results['param.pgm_iters'].iloc[0]} Private-PGM "
       "iterations per round")
+print(f"compute: {compute_summary(results)}")
 
 # %% tags=["hide-input"]
 glue("aim-fig4ab-figure", capacity_sweep(results))

@@ -28,7 +28,7 @@ overrides = {}
 # %% tags=["hide-input"]
 from myst_nb import glue
 
-from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.experiments import SCALE_MEANING, compute_summary, run_experiment
 from reprolib.papers.aim.figures import mwem_comparison
 from reprolib.papers.aim.pages import mwem_best, yes_no
 
@@ -37,6 +37,7 @@ results = run_experiment("aim-fig7", scale=scale, device=device, progress=False,
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}, T ∈ {sorted(set(results['param.rounds']))}, "
       f"{results['seed'].nunique()} trial(s)")
+print(f"compute: {compute_summary(results)}")
 
 # %% tags=["hide-input"]
 glue("aim-fig7-figure", mwem_comparison(results))

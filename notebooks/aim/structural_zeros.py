@@ -28,7 +28,7 @@ overrides = {}
 # %% tags=["hide-input"]
 from myst_nb import glue
 
-from reprolib.experiments import run_experiment
+from reprolib.experiments import compute_summary, run_experiment
 from reprolib.papers.aim.checks import PAPER_TABLE3
 from reprolib.papers.aim.figures import summarise
 from reprolib.papers.aim.setup import PROFILES
@@ -40,6 +40,7 @@ dataset = results["dataset"].iloc[0]
 print(f"scale = {scale}: dataset {dataset}, {zeros:,} structural zeros (paper: 2,696 on fire), "
       f"{results['seed'].nunique()} trial(s), {PROFILES[scale].pgm_iters} Private-PGM iterations, "
       f"capacity {PROFILES[scale].max_model_size_mb} MB")
+print(f"compute: {compute_summary(results)}")
 glue("aim-tab3-zeros", zeros, display=False)
 
 # %% tags=["hide-input"]

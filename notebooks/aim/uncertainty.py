@@ -30,7 +30,7 @@ overrides = {}
 # %% tags=["hide-input"]
 from myst_nb import glue
 
-from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.experiments import SCALE_MEANING, compute_summary, run_experiment
 from reprolib.papers.aim.figures import bounds_scatter
 from reprolib.papers.aim.pages import coverage_summary, marginal_errors
 
@@ -40,6 +40,7 @@ errors = marginal_errors(results)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): dataset {results['dataset'].iloc[0]} "
       f"(paper: fire), ε = {results['epsilon'].iloc[0]:g}, {len(results)} run(s), "
       f"{len(errors)} marginal bounds")
+print(f"compute: {compute_summary(results)}")
 glue("aim-fig4c-coverage", float(errors["covered"].mean()), display=False)
 
 # %% tags=["hide-input"]

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from reprolib.data import Dataset
+from reprolib.experiments._provenance import compute_summary
 from reprolib.experiments._scales import Scale
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS, SubstituteMode, load_privpgd_dataset
 
@@ -296,4 +297,5 @@ def describe_scale(results: pd.DataFrame, scale: Scale) -> str:
     if "PGM+AIM" in first.index:
         parts.append(f"PGM+AIM capacity {first.at['PGM+AIM', 'param.max_model_size_mb']:g} MB.")
     parts.append(f"Not re-run here (later work): {', '.join(NOT_RERUN)}.")
+    parts.append(f"Compute: {compute_summary(results)}.")
     return " ".join(parts)
