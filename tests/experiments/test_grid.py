@@ -180,3 +180,21 @@ def test_compute_summary_adds_wall_times_and_names_devices_and_days() -> None:
                                      "2026-11-21")
     assert compute_summary(rows.iloc[:1]).endswith("on cpu, recorded on 2026-11-20")
     assert compute_summary(rows.iloc[:0]) == "no runs recorded"
+
+
+@pytest.mark.parametrize(("maps", "kept"), [(10, 1), (10**6, 0)])
+def test_a_grid_drops_jax_compiled_code_once_the_process_holds_many_memory_maps(
+        tmp_path, monkeypatch, maps, kept) -> None:
+    import jax
+
+    from reprolib.experiments import _grid
+
+    monkeypatch.setattr(_grid, "_memory_maps", lambda: maps)
+    square = jax.jit(lambda x: x * x)
+
+    def compute(cell: Cell) -> dict[str, object]:
+        return {"square": float(square(float(cell.seed)))}
+
+    run_grid(make_cells(1), compute, ResultsStore(tmp_path / "s.parquet"), scale="smoke",
+             progress=False)
+    assert square._cache_size() == kept

@@ -71,7 +71,36 @@ def run_grid(
                     f"{finished} earlier cell(s) of this run are stored in {store.path}"
                 )
                 raise
+            release_compiled_code()
             bar.update(1)
     frame = store.frame()
     positions = pd.Index(frame["key"]).get_indexer([cell.key for cell in unique])
     return frame.iloc[positions].reset_index(drop=True)
+
+
+MEMORY_MAPS_SOFT_LIMIT = 20_000
+"""Memory maps of the process above which :func:`release_compiled_code` empties JAX's caches
+(Linux refuses new maps past ``vm.max_map_count``, 65,530 by default)."""
+
+
+def _memory_maps() -> int | None:
+    """The number of memory maps of this process, or None where /proc does not tell."""
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            return sum(1 for _ in maps)
+    except OSError:
+        return None
+
+
+def release_compiled_code() -> None:
+    """Empty JAX's compilation caches once the process holds many memory maps.
+
+    Every compiled XLA function keeps a few maps, and the fits of AIM and Private-PGM compile one
+    per model structure, which rarely repeats across cells: a grid of a few hundred cells in one
+    process would otherwise run out of maps (an LLVM "Cannot allocate memory" error, then a
+    crash). Below the limit the caches stay, so short grids keep reusing what they compiled.
+    """
+    jax = sys.modules.get("jax")
+    maps = _memory_maps()
+    if jax is not None and maps is not None and maps > MEMORY_MAPS_SOFT_LIMIT:
+        jax.clear_caches()
