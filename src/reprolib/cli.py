@@ -111,9 +111,13 @@ def _check(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     from reprolib.experiments import prune_stores
 
-    for path, dropped in prune_stores(args.scale).items():
-        if dropped:
-            print(f"{path}: dropped {dropped} row(s) of cells no experiment asks for")
+    dropped, skipped = prune_stores(args.scale)
+    for path, count in dropped.items():
+        if count:
+            print(f"{path}: dropped {count} row(s) of cells no experiment asks for")
+    if skipped:
+        print(f"left alone: {', '.join(skipped)}, whose cells are read off runs not all stored "
+              f"at scale {args.scale}")
     return 0
 
 

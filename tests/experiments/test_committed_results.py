@@ -9,12 +9,17 @@ import pytest
 
 from reprolib.experiments import (
     SCALES,
+    CellsNotStored,
     ResultsStore,
     _experiment,
     catalogue,
+    get_artifact,
     get_experiment,
     open_store,
+    prune_stores,
+    run_experiment,
     store_path,
+    stored_only,
 )
 
 COMMITTED = [(artifact, scale)
@@ -39,7 +44,13 @@ def test_there_are_committed_results():
                                                        "prelim-conversions"}
 
 
-@pytest.mark.parametrize(("artifact", "scale"), COMMITTED)
+# a paper-scale store holds spot runs at the paper's settings until its paper declares the whole
+# paper grid committed (``PaperSpec.paper_covers_design``); smoke and small stores are complete
+COMPLETE = [(artifact, scale) for artifact, scale in COMMITTED
+            if scale != "paper" or catalogue().paper(get_artifact(artifact).paper).paper_covers_design]
+
+
+@pytest.mark.parametrize(("artifact", "scale"), COMPLETE)
 def test_every_cell_is_in_the_committed_store(artifact, scale, nothing_computed):
     experiment = get_experiment(artifact)
     cells = experiment.cells(scale, experiment.settings_at(scale))
@@ -63,3 +74,15 @@ def test_no_committed_row_is_stale(path, nothing_computed):
             wanted |= {c.key for c in experiment.cells(scale, experiment.settings_at(scale))}
     stale = ResultsStore(path).keys() - wanted
     assert not stale, f"{len(stale)} stored rows are no cell's; run `reprolib prune --scale {scale}`"
+
+
+def test_prune_computes_nothing_and_leaves_alone_what_it_cannot_list(tmp_path, monkeypatch):
+    # in an empty results folder AIM's Figures 5-6 cannot list their cells without the runs of
+    # Figures 1-3: prune must skip them, not compute those runs
+    monkeypatch.setenv("REPROLIB_RESULTS_DIR", str(tmp_path))
+    dropped, skipped = prune_stores("small")
+    assert dropped == {} and {"aim-fig5", "aim-fig6"} <= set(skipped)
+    assert not any(tmp_path.rglob("*.parquet"))
+    with pytest.raises(CellsNotStored, match="cells of aim-fig1 at scale small are not in"), \
+            stored_only():
+        run_experiment("aim-fig1", scale="small", results_root=tmp_path, progress=False)

@@ -37,7 +37,7 @@ TINY = Catalogue([
         _artifact("alpha-view", "alpha", results_of="alpha-small"),
         _artifact("alpha-paper", "alpha"),
         _artifact("alpha-closed", "alpha"),
-    ), no_data={"alpha-closed": "closed forms (no data)"},
+    ), paper_covers_design=True, no_data={"alpha-closed": "closed forms (no data)"},
         stand_ins={"adult": "nist/loans", "fire": "aim/salary"},
         stand_in_column="metric.substituted"),
     PaperSpec(key="beta", title="Beta", caption="Beta", order=2, small_covers_design=True,
@@ -113,6 +113,18 @@ def test_small_counts_as_whole_design_only_where_the_spec_declares_it(results):
     assert reproduction_status(TINY, TINY.artifact("beta-small"), results)[0] == "whole design"
 
 
+def test_paper_scale_runs_are_spot_runs_until_the_spec_declares_the_grid_complete(results):
+    spot = Catalogue([PaperSpec(key="alpha", title="Alpha", caption="Alpha", order=1,
+                                artifacts=tuple(TINY.paper("alpha").artifacts),
+                                stand_ins={"adult": "nist/loans"},
+                                stand_in_column="metric.substituted")])
+    assert reproduction_status(spot, spot.artifact("alpha-paper"), results) == (
+        "re-run", "spot runs at the paper's settings only")
+    _record(results, "alpha-small", "paper", {"adult": True})
+    assert reproduction_status(spot, spot.artifact("alpha-small"), results) == (
+        "re-run", "small results cover part of the design; spot runs at the paper's settings")
+
+
 def test_data_names_the_paper_data_and_each_stand_in(card):
     assert card.loc["alpha-smoke", "data"] == "the paper's data: titanic"
     assert card.loc["alpha-small", "data"] == (
@@ -171,5 +183,7 @@ def test_the_installed_papers_say_what_their_small_profiles_cover():
     assert not papers.paper("aim").small_covers_design
     assert not papers.paper("privpgd").small_covers_design
     assert papers.paper("preliminaries").small_covers_design
+    assert papers.paper("preliminaries").paper_covers_design
+    assert not papers.paper("aim").paper_covers_design
     assert reproduction_status(papers, papers.artifact("rappp-fig1")) == (
         "not re-run", "no notebook yet")

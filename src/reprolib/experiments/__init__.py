@@ -15,6 +15,7 @@ from reprolib.experiments._checks import (
     scorecard_frame,
 )
 from reprolib.experiments._experiment import (
+    CellsNotStored,
     Experiment,
     artifact_status,
     get_experiment,
@@ -22,6 +23,7 @@ from reprolib.experiments._experiment import (
     prune_stores,
     run_experiment,
     store_path,
+    stored_only,
 )
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._provenance import collect_provenance, compute_summary
@@ -60,6 +62,7 @@ __all__ = [
     "Artifact",
     "Catalogue",
     "Cell",
+    "CellsNotStored",
     "Chapter",
     "Check",
     "CheckContext",
@@ -90,4 +93,5 @@ __all__ = [
     "run_grid",
     "scorecard_frame",
     "store_path",
+    "stored_only",
 ]

@@ -54,6 +54,10 @@ class PaperSpec:
         small_covers_design: whether the ``small`` profiles cover the paper's whole design
             (DESIGN.md: every dataset or its named stand-in, every epsilon, every mechanism, at
             least 3 trials); the scorecard's ``whole design`` status rests on this declaration.
+        paper_covers_design: whether the committed ``paper``-scale stores hold every cell of
+            the paper's grid; until then they hold spot runs at the paper's settings, and the
+            scorecard's ``paper scale`` status waits for this declaration (which the committed
+            results' tests hold to account).
         no_data: artifact id -> what it is computed from, in words, for artifacts that read no
             dataset (closed forms, declared traits).
         stand_ins: paper dataset -> the named table standing in for it where the paper's is
@@ -71,6 +75,7 @@ class PaperSpec:
     checks: str | None = None
     chapters: tuple[Chapter, ...] = ()
     small_covers_design: bool = False
+    paper_covers_design: bool = False
     no_data: Mapping[str, str] = dataclasses.field(default_factory=dict)
     stand_ins: Mapping[str, str] = dataclasses.field(default_factory=dict)
     stand_in_column: str | None = None

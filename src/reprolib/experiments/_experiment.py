@@ -7,8 +7,10 @@ scratch store, to recompute the smoke grid. No algorithm lives in a notebook.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,26 @@ class Experiment:
                            owner=self.artifact)
 
 
+class CellsNotStored(LookupError):
+    """A read-only run met cells that are not in the store (see :func:`stored_only`)."""
+
+
+_STORED_ONLY = contextvars.ContextVar("stored_only", default=False)
+
+
+@contextlib.contextmanager
+def stored_only() -> Iterator[None]:
+    """Within this block :func:`run_experiment` computes nothing: it returns stored grids and
+    raises :class:`CellsNotStored` for a grid with missing cells. Experiments whose cells are read
+    off other artifacts' runs (AIM Figures 5-6) would otherwise compute those runs.
+    """
+    token = _STORED_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _STORED_ONLY.reset(token)
+
+
 def get_experiment(artifact_id: str) -> Experiment:
     """The experiment of an artifact (of the one it reads its runs from, see
     ``Artifact.results_of``); artifacts without one raise a KeyError saying so.
@@ -119,34 +141,50 @@ def run_experiment(
     settings = experiment.settings_at(scale, overrides)
     resolved = resolve_device(device)
     cells = experiment.cells(scale, settings)
+    store = open_store(artifact_id, scale, results_root)
+    if _STORED_ONLY.get():
+        missing = sum(not store.has(cell) for cell in cells)
+        if missing:
+            raise CellsNotStored(f"{missing} of {len(cells)} cells of {artifact_id} at scale "
+                                 f"{scale} are not in {store.path}")
     return run_grid(
         cells,
         lambda cell: experiment.compute(cell, resolved),
-        open_store(artifact_id, scale, results_root),
+        store,
         scale=scale,
         device=describe_device(resolved),
         progress=progress,
     )
 
 
-def prune_stores(scale: str, root: Path | None = None) -> dict[Path, int]:
+def prune_stores(scale: str, root: Path | None = None) -> tuple[dict[Path, int], list[str]]:
     """Drop, from every store at ``scale``, the rows of cells no experiment asks for any more.
 
     A cell's key covers its hyper-parameters, so a changed default (or a new parameter) leaves
     the old runs behind, where checks and figures reading a whole store would mix them in. The
-    wanted keys of a store are those of every artifact writing to it. Experiments whose cells
-    depend on other artifacts' results (AIM Figures 5-6) read them, computing what is missing.
-    Returns the number of rows dropped per store file.
+    wanted keys of a store are those of every artifact writing to it. Nothing is computed: an
+    experiment whose cells are read off other artifacts' runs (AIM Figures 5-6) that are not all
+    stored is skipped, and so is its store. Returns the number of rows dropped per store file
+    and the artifacts skipped.
     """
     scale = check_scale(scale)
     wanted: dict[Path, set[str]] = {}
+    skipped: list[str] = []
     for spec in catalogue().papers.values():
         for artifact_id in spec.experiments:
             experiment = get_experiment(artifact_id)
-            keys = {c.key for c in experiment.cells(scale, experiment.settings_at(scale))}
+            try:
+                with stored_only():
+                    keys = {c.key for c in experiment.cells(scale, experiment.settings_at(scale))}
+            except CellsNotStored:
+                skipped.append(artifact_id)
+                continue
             wanted.setdefault(store_path(artifact_id, scale, root), set()).update(keys)
-    return {path: ResultsStore(path).retain(keys)
-            for path, keys in wanted.items() if path.is_file()}
+    for artifact_id in skipped:
+        wanted.pop(store_path(artifact_id, scale, root), None)
+    dropped = {path: ResultsStore(path).retain(keys)
+               for path, keys in wanted.items() if path.is_file()}
+    return dropped, skipped
 
 
 def artifact_status(paper: str | None = None, root: Path | None = None) -> pd.DataFrame:

@@ -46,14 +46,19 @@ def reproduction_status(catalogue: Catalogue, artifact: Artifact,
     if artifact.notebook is None:
         return NOT_RERUN, "no notebook yet"
     recorded = _recorded_scales(catalogue, artifact, root)
-    if "paper" in recorded:
+    spec = catalogue.paper(artifact.paper)
+    if "paper" in recorded and spec.paper_covers_design:
         return PAPER_SCALE, ""
-    if "small" in recorded and catalogue.paper(artifact.paper).small_covers_design:
-        return WHOLE_DESIGN, "paper-scale results not committed"
+    spot = "; spot runs at the paper's settings" if "paper" in recorded else ""
+    if "small" in recorded and spec.small_covers_design:
+        return WHOLE_DESIGN, ("paper-scale grid not complete" if spot else
+                              "paper-scale results not committed") + spot
     if "small" in recorded:
-        return RERUN, "small results cover part of the design"
+        return RERUN, "small results cover part of the design" + spot
     if "smoke" in recorded:
-        return RERUN, "smoke results only"
+        return RERUN, "smoke results only" + spot
+    if spot:
+        return RERUN, "spot runs at the paper's settings only"
     return NOT_RERUN, "notebook written; no results committed"
 
 

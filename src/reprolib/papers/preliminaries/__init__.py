@@ -15,5 +15,6 @@ SPEC = PaperSpec(
     checks="reprolib.papers.preliminaries.checks:CHECKS",
     chapters=(Chapter(file="book/privacy"),),
     small_covers_design=True,
+    paper_covers_design=True,
     no_data={"prelim-conversions": "closed forms (no data)"},
 )
