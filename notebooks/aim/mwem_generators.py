@@ -31,12 +31,16 @@ from myst_nb import glue
 from reprolib.experiments import SCALE_MEANING, compute_summary, run_experiment
 from reprolib.papers.aim.figures import mwem_comparison
 from reprolib.papers.aim.pages import mwem_best, yes_no
+from reprolib.papers.aim.studies import STUDIES
 
 results = run_experiment("aim-fig7", scale=scale, device=device, progress=False,
                          overrides=overrides)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}, T ∈ {sorted(set(results['param.rounds']))}, "
       f"{results['seed'].nunique()} trial(s)")
+if STUDIES[scale].mwem_epsilons or STUDIES[scale].mwem_trials:
+    print("cut below this scale's profile until Figure 7's whole grid is computed: the ε and "
+          "trials above instead of the profile's")
 print(f"compute: {compute_summary(results)}")
 
 # %% tags=["hide-input"]

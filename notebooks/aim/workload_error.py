@@ -26,12 +26,13 @@ artifact = "aim-fig1"
 overrides = {}
 
 # %% tags=["hide-input"]
+from IPython.display import display
 from myst_nb import glue
 
-from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.experiments import SCALE_MEANING, compute_summary, open_store, run_experiment
 from reprolib.papers.aim.figures import best_share, error_vs_epsilon
-from reprolib.papers.aim.pages import compared_workload_aware, error_table
-from reprolib.papers.aim.setup import NOT_RERUN, PROFILES
+from reprolib.papers.aim.pages import compared_workload_aware, error_table, spot_comparison
+from reprolib.papers.aim.setup import NOT_RERUN, PROFILES, pending_datasets
 
 results = run_experiment(artifact, scale=scale, device=device, progress=False,
                          overrides=overrides)
@@ -43,6 +44,10 @@ print(f"{len(results)} runs: datasets {sorted(set(results['dataset']))}, "
       f"{profile.pgm_iters} Private-PGM iterations, AIM capacity {profile.max_model_size_mb} MB")
 if profile.attributes:
     print(f"smoke scale: only the attributes {list(profile.attributes)}")
+if scale == "small" and pending_datasets(scale):
+    print(f"the whole design is being computed dataset by dataset; still to run at this scale: "
+          f"{', '.join(pending_datasets(scale))}")
+print(f"compute: {compute_summary(results)}")
 print(f"not re-run here (later work): {', '.join(NOT_RERUN)}")
 
 # %% tags=["hide-input"]
@@ -70,3 +75,23 @@ share.rename("share of settings won").to_frame().rename_axis("mechanism").style.
 
 # %% tags=["hide-input", "full-width"]
 error_table(results).style.format("{:.3f}").format_index("{:.3g}", level="epsilon")
+
+# %% [markdown]
+# ## Spot runs at the paper's settings
+#
+# The reduced settings above against the paper's own on the same data, ε and seed: how far the
+# reduction moves the numbers. These runs are read from the paper-scale store; nothing is
+# computed here.
+
+# %% tags=["hide-input"]
+spot = open_store(artifact, "paper").frame() if scale != "paper" else None
+if spot is None or spot.empty:
+    print("no spot runs at the paper's settings to compare with on this page")
+else:
+    paper = PROFILES["paper"]
+    print(f"paper settings: {paper.pgm_iters} Private-PGM iterations per round, "
+          f"{paper.final_pgm_iters} for AIM's final fit, capacity {paper.max_model_size_mb} MB; "
+          f"compute of the spot runs: {compute_summary(spot)}")
+    table = spot_comparison(results, spot)
+    counts = [c for c in table if c.startswith(("rounds", "seconds"))]
+    display(table.style.format("{:.3f}").format("{:.0f}", subset=counts))

@@ -106,3 +106,30 @@ def test_aim_can_build_every_mechanism_its_settings_accept():
     assert set(CONFIG_FROM_PARAMS) == set(typing.get_args(Mechanism))
     for name in CONFIG_FROM_PARAMS:
         assert build_mechanism(name, {"pgm_iters": 3, "max_model_size_mb": 1.0}).name == name
+
+
+def test_aim_final_fit_runs_its_own_iterations_only_where_a_cell_records_them():
+    from reprolib.papers.aim.experiments import ALL_3WAY
+    from reprolib.papers.aim.setup import build_mechanism
+
+    recorded = {"pgm_iters": 1000, "final_pgm_iters": 2500, "max_model_size_mb": 80.0}
+    assert build_mechanism("AIM", recorded).config.final_pgm_iters == 2500
+    assert build_mechanism("AIM", {"pgm_iters": 100}).config.final_pgm_iters == 100
+    # the paper's profile records the 2022 code's 2500 final iterations; the others leave the
+    # parameter out, so their cells (and the committed runs' keys) are those of before
+    paper = ALL_3WAY.cells("paper", ALL_3WAY.settings_at("paper"))
+    small = ALL_3WAY.cells("small", ALL_3WAY.settings_at("small"))
+    assert {c.params["final_pgm_iters"] for c in paper} == {2500}
+    assert not any("final_pgm_iters" in c.params for c in small)
+
+
+def test_pending_datasets_are_the_designs_datasets_a_profile_does_not_run_yet():
+    from reprolib.papers.aim import setup as aim
+    from reprolib.papers.privpgd import setup as privpgd
+    from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
+
+    for paper, design in ((aim, aim.AIM_DATASETS), (privpgd, tuple(PRIVPGD_DATASETS))):
+        assert paper.pending_datasets("paper") == ()
+        for scale in ("smoke", "small"):
+            pending = paper.pending_datasets(scale)
+            assert sorted(pending + tuple(paper.PROFILES[scale].datasets)) == sorted(design)

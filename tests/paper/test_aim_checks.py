@@ -14,9 +14,13 @@ def _statuses(root):
     return dict(zip(card["check"], card["status"], strict=False))
 
 
-def test_committed_results_pass_every_aim_check():
+def test_committed_results_fail_no_aim_check():
     statuses = _statuses(COMMITTED)
-    assert statuses and set(statuses.values()) == {"pass"}, statuses
+    assert statuses and set(statuses.values()) <= {"pass", "deviation"}, statuses
+    # the documented finding at small scale: between the two smallest ε titanic's trial means
+    # rise, within the trials' spread
+    assert sorted(c for c, s in statuses.items() if s == "deviation") == [
+        "aim-fig1-aim-falls-small", "aim-fig3-aim-falls-small", "aim-fig5-grows-small"]
 
 
 def test_wrong_dataset_statistics_fail(copy_of_results, tamper):
@@ -45,10 +49,10 @@ def test_overspent_budget_and_rising_error_fail(copy_of_results, tamper):
                             strict=True)]
         return frame
 
-    tamper(copy_of_results, "aim-fig1", "small", change)
+    tamper(copy_of_results, "aim-fig2", "small", change)
     statuses = _statuses(copy_of_results)
-    assert statuses["aim-fig1-budget-small"] == "fail"
-    assert statuses["aim-fig1-aim-falls-small"] == "fail"
+    assert statuses["aim-fig2-budget-small"] == "fail"
+    assert statuses["aim-fig2-aim-falls-small"] == "fail"
 
 
 def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results, tamper):
@@ -77,7 +81,7 @@ def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results, tamper
     assert statuses["aim-fig7-pgm-wins-small"] == "fail"
 
 
-def test_error_rising_with_capacity_falling_fraction_and_runtime_fail(copy_of_results, tamper):
+def test_error_rising_with_capacity_falling_runtime_and_a_stale_deviation_fail(copy_of_results, tamper):
     def rising_with_capacity(frame):
         sizes = [json.loads(p)["max_model_size_mb"] for p in frame["params_json"]]
         frame["metrics_json"] = [_with_metrics(m, workload_error=lambda e, s=s: e + 100.0 * s)
@@ -92,10 +96,19 @@ def test_error_rising_with_capacity_falling_fraction_and_runtime_fail(copy_of_re
             return frame
         return change
 
+    def growing_with_epsilon(metric):
+        def change(frame):
+            frame["metrics_json"] = [_with_metrics(m, **{metric: lambda v, e=e: e})
+                                     for m, e in zip(frame["metrics_json"], frame["epsilon"],
+                                                     strict=True)]
+            return frame
+        return change
+
     tamper(copy_of_results, "aim-fig4ab", "small", rising_with_capacity)
-    tamper(copy_of_results, "aim-fig5", "small", falling_with_epsilon("matching_fraction"))
+    tamper(copy_of_results, "aim-fig5", "small", growing_with_epsilon("matching_fraction"))
     tamper(copy_of_results, "aim-fig6", "small", falling_with_epsilon("seconds"))
     statuses = _statuses(copy_of_results)
     assert statuses["aim-fig4ab-capacity-small"] == "fail"
+    # a documented deviation that no longer shows fails, so that its note is revised
     assert statuses["aim-fig5-grows-small"] == "fail"
     assert statuses["aim-fig6-runtime-small"] == "fail"

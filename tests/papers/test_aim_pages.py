@@ -109,3 +109,20 @@ def test_committed_speed_benchmark_has_the_shown_columns():
     if not path.is_file():
         pytest.skip("no committed speed benchmark")
     assert set(SPEED_COLUMNS) <= set(pd.read_csv(path, nrows=1).columns)
+
+
+def test_spot_comparison_pairs_each_spot_run_with_its_reduced_twin():
+    from reprolib.papers.aim.pages import spot_comparison
+
+    def runs(errors, rounds):
+        return pd.DataFrame({"mechanism": "AIM", "dataset": ["nltcs", "nltcs", "adult"],
+                             "epsilon": [1.0, 10.0, 1.0], "seed": 0,
+                             "metric.workload_error": errors, "metric.rounds": rounds,
+                             "metric.seconds": [1.0, 2.0, 3.0]})
+
+    reduced = runs([0.2, 0.1, 0.3], [10, 20, 30])
+    paper = runs([0.1, 0.1, 0.3], [12, 25, 30]).iloc[:2]  # no spot run on adult
+    table = spot_comparison(reduced, paper)
+    assert list(table.index.get_level_values("dataset")) == ["nltcs", "nltcs"]
+    assert list(table["error ratio (paper / reduced)"]) == [0.5, 1.0]
+    assert list(table["rounds (paper)"]) == [12, 25] and list(table["rounds (reduced)"]) == [10, 20]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -74,12 +76,25 @@ def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
 
 def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     rows = ctx.results(artifact, scale)
-    aim = rows[rows["mechanism"] == "AIM"].groupby(["dataset", "epsilon"])[
-        "metric.workload_error"].mean()
-    falls = [bool(np.all(np.diff(series.sort_index().to_numpy()) < 0))
-             for _, series in aim.groupby(level="dataset")]
-    return Outcome("pass" if falls and all(falls) else "fail",
-                   f"AIM's mean error decreases with ε on {sum(falls)}/{len(falls)} datasets",
+    errors = rows[rows["mechanism"] == "AIM"].groupby(["dataset", "epsilon"])[
+        "metric.workload_error"]
+    means, lows, highs = errors.mean(), errors.min(), errors.max()
+    rises, risen = [], set()  # where the mean error rises, with the trials' ranges
+    for dataset, series in means.groupby(level="dataset"):
+        epsilons = series.index.get_level_values("epsilon")
+        for (a, b), step in zip(itertools.pairwise(epsilons), np.diff(series.to_numpy()),
+                                strict=True):
+            if step >= 0:
+                risen.add(dataset)
+                rises.append(f"{dataset} ε = {a:.3g} → {b:.3g}: {means[dataset, a]:.3f} → "
+                             f"{means[dataset, b]:.3f} (trials {lows[dataset, a]:.3f}–"
+                             f"{highs[dataset, a]:.3f} and {lows[dataset, b]:.3f}–"
+                             f"{highs[dataset, b]:.3f})")
+    datasets = means.index.get_level_values("dataset").nunique()
+    falling = datasets - len(risen)
+    return Outcome("pass" if datasets and not rises else "fail",
+                   f"AIM's mean error decreases with ε on {falling}/{datasets} datasets"
+                   + (f"; rises: {'; '.join(rises)}" if rises else ""),
                    "on every dataset")
 
 
@@ -106,9 +121,24 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                   evaluate=lambda ctx: _aim_wins(ctx, artifact, scale)),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
-                  evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale)),
+                  evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale),
+                  deviation=SMALLEST_EPSILONS_NOISE if artifact in ("aim-fig1", "aim-fig3")
+                  else None),
         ]
     return checks
+
+
+SMALLEST_EPSILONS_NOISE = (
+    "Not seen on titanic at small scale: between the two smallest ε (0.01 and 0.0316) AIM's mean "
+    "error over three trials rises, with the trials' ranges overlapping widely (the observed "
+    "column gives them); from ε = 0.1 on it falls at every step. At these ε AIM runs four or "
+    "five rounds on 1,304 records and the error is dominated by the noise draw. Twenty trials "
+    "(run_experiment(artifact, scale='small', overrides={'mechanisms': ['AIM'], 'epsilons': "
+    "[0.01, 0.0316, 0.1], 'trials': 20}), not committed) give 1.41 ± 0.36 at ε = 0.01 and "
+    "1.51 ± 0.24 at 0.0316 on all 3-way marginals (mean ± standard deviation), a difference of "
+    "about one standard error, and a fall (1.59 to 1.57) on the skewed workload. The paper "
+    "averages five trials; its figures are not in the text we have, so its titanic panel cannot "
+    "be read off.")
 
 
 def _falls_with_capacity(ctx: CheckContext, scale: str) -> Outcome:
@@ -142,11 +172,19 @@ def _bounds_cover(ctx: CheckContext, scale: str) -> Outcome:
 
 def _fraction_grows(ctx: CheckContext, scale: str) -> Outcome:
     rows = ctx.results("aim-fig5", scale).sort_values("epsilon")
-    grows = [bool(np.all(np.diff(group["metric.matching_fraction"].to_numpy()) >= 0))
-             for _, group in rows.groupby(["dataset", "param.workload"])]
-    return Outcome("pass" if grows and all(grows) else "fail",
-                   f"matching fraction non-decreasing in ε for {sum(grows)}/{len(grows)} "
-                   "(dataset, workload) pairs", "all pairs (paper: larger fractions at larger ε)")
+    pairs = rows.groupby(["dataset", "param.workload"])
+    found = {(dataset, workload, a, b, x, y) for (dataset, workload), group in pairs
+             for (a, x), (b, y) in itertools.pairwise(
+                 zip(group["epsilon"], group["metric.matching_fraction"], strict=True))
+             if y < x}
+    dropping = len({drop[:2] for drop in found})
+    drops = [f"{d} {w} ε = {a:.3g} → {b:.3g}: {x:.4f} → {y:.4f}"
+             for d, w, a, b, x, y in sorted(found)]
+    return Outcome("pass" if len(pairs) and not drops else "fail",
+                   f"matching fraction non-decreasing in ε for {len(pairs) - dropping}/"
+                   f"{len(pairs)} (dataset, workload) pairs"
+                   + (f"; drops: {'; '.join(drops)}" if drops else ""),
+                   "all pairs (paper: larger fractions at larger ε)")
 
 
 def _runtime_grows(ctx: CheckContext, scale: str) -> Outcome:
@@ -188,8 +226,12 @@ def _study_checks(scale: str) -> list[Check]:
               _falls_with_capacity),
         claim("aim-fig4c", "coverage", "the Section 5 bounds hold for at least 95 % of marginals",
               _bounds_cover),
-        claim("aim-fig5", "grows", "the subsampling fraction matching AIM grows with ε",
-              _fraction_grows),
+        Check(id=f"aim-fig5-grows-{scale}", artifact="aim-fig5", kind="claim", scale=scale,
+              data=DATA, description="the subsampling fraction matching AIM grows with ε",
+              evaluate=lambda ctx: _fraction_grows(ctx, scale),
+              deviation="Follows from the rise of AIM's error between the two smallest ε on "
+              "titanic (see aim-fig1-aim-falls-small): the fraction that matches a larger error is "
+              "smaller. From ε = 0.1 on it grows at every step."),
         claim("aim-fig6", "runtime", "AIM's runtime grows with ε", _runtime_grows),
         claim("aim-fig7", "pgm-wins", "MWEM+PGM beats MWEM+relaxed projection in most settings",
               _pgm_beats_rp),

@@ -55,7 +55,7 @@ TITANIC_ZERO_PAIRS = (("Pclass", "SibSp"), ("SibSp", "Embarked"))
 def _profile_params(profile: Profile) -> dict[str, object]:
     return run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
                       loss_weighting=profile.loss_weighting, step_rule=profile.step_rule,
-                      attributes=profile.attributes)
+                      attributes=profile.attributes, final_pgm_iters=profile.final_pgm_iters)
 
 
 # -- Table 1: the taxonomy, read from each mechanism's declared traits ----------------------------
@@ -150,7 +150,9 @@ def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:
                            max_model_size_mb=settings.max_model_size_mb,
                            loss_weighting=settings.loss_weighting,
                            step_rule=settings.step_rule,
-                           attributes=PROFILES[scale].attributes), "workload": "all-3way"}
+                           attributes=PROFILES[scale].attributes,
+                           final_pgm_iters=PROFILES[scale].final_pgm_iters),
+              "workload": "all-3way"}
     return [Cell(artifact="aim-tab3", mechanism=m, dataset=dataset, epsilon=e, delta=DELTA,
                  seed=t, params=params)
             for m, e, t in itertools.product(("AIM", "AIM+SZ"), settings.epsilons,

@@ -161,3 +161,23 @@ def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     return pd.read_csv(path)[list(SPEED_COLUMNS)]
+
+
+
+SPOT_KEYS = ["mechanism", "dataset", "epsilon", "seed"]
+SPOT_METRICS = {"error": "metric.workload_error", "rounds": "metric.rounds",
+                "seconds": "metric.seconds"}
+
+
+def spot_comparison(reduced: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Spot runs at the paper's settings beside the same (mechanism, dataset, ε, seed) at the
+    reduced settings: error, rounds and seconds of each, and the error ratio paper / reduced.
+    """
+    runs = {knobs: frame.set_index(SPOT_KEYS) for knobs, frame in
+            (("reduced", reduced), ("paper", paper))}
+    shared = runs["paper"].index.intersection(runs["reduced"].index).sort_values()
+    table = pd.DataFrame({f"{name} ({knobs})": runs[knobs].loc[shared, column]
+                          for name, column in SPOT_METRICS.items() for knobs in runs},
+                         index=shared)
+    table["error ratio (paper / reduced)"] = table["error (paper)"] / table["error (reduced)"]
+    return table

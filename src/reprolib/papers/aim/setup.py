@@ -42,7 +42,8 @@ class Profile:
         attributes: keep only these attributes (None: all); used to make smoke runs fast.
         epsilons: the epsilon grid.
         trials: seeds per setting (the paper: 5, reporting mean and min-max).
-        pgm_iters: Private-PGM iterations per round and for the final fit (paper code: 1000).
+        pgm_iters: Private-PGM iterations per round (paper code: 1000).
+        final_pgm_iters: iterations of AIM's final fit (paper code: 2500); None: ``pgm_iters``.
         max_model_size_mb: AIM's model capacity (paper: 80 MB).
         mechanisms: the mechanisms of Figures 1-3 that run at this scale.
         loss_weighting: Private-PGM's loss (AIM's and MST's ``loss_weighting``).
@@ -59,6 +60,7 @@ class Profile:
     mechanisms: tuple[Mechanism, ...]
     loss_weighting: LossWeighting = LOSS_WEIGHTING
     step_rule: StepRule = "backtracking-2022"
+    final_pgm_iters: int | None = None
 
 
 FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "MST", "PrivBayes+PGM", "Independent", "Gaussian")
@@ -69,13 +71,22 @@ PROFILES: dict[Scale, Profile] = {
                      attributes=("Survived", "Pclass", "Sex", "SibSp", "Embarked"),
                      epsilons=(1.0,), trials=1, pgm_iters=50, max_model_size_mb=1.0,
                      mechanisms=FIGURE_MECHANISMS),
-    "small": Profile(datasets=("titanic",), attributes=None, epsilons=(0.1, 1.0, 10.0),
-                     trials=1, pgm_iters=100, max_model_size_mb=1.0,
+    # the whole design at reduced compute; datasets join as their grids are completed, the rest
+    # are listed by ``pending_datasets``
+    "small": Profile(datasets=("titanic",), attributes=None, epsilons=PAPER_EPSILONS,
+                     trials=3, pgm_iters=100, max_model_size_mb=1.0,
                      mechanisms=FIGURE_MECHANISMS),
     "paper": Profile(datasets=AIM_DATASETS, attributes=None, epsilons=PAPER_EPSILONS, trials=5,
-                     pgm_iters=1000, max_model_size_mb=80.0, mechanisms=FIGURE_MECHANISMS),
+                     pgm_iters=1000, final_pgm_iters=2500, max_model_size_mb=80.0,
+                     mechanisms=FIGURE_MECHANISMS),
 }
 
+
+def pending_datasets(scale: Scale) -> tuple[str, ...]:
+    """The paper's datasets whose grids are not in the scale's profile yet (``small`` grows
+    dataset by dataset as its grids are completed; ``smoke`` cuts them on purpose).
+    """
+    return tuple(d for d in AIM_DATASETS if d not in PROFILES[scale].datasets)
 
 
 def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
@@ -93,14 +104,19 @@ def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Da
 
 
 def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str, step_rule: str,
-               attributes: tuple[str, ...] | None) -> dict[str, object]:
+               attributes: tuple[str, ...] | None,
+               final_pgm_iters: int | None = None) -> dict[str, object]:
     """The run parameters every AIM experiment cell records (their keys, values and types are part
     of the cell's key in the results store: change them and every stored run is recomputed).
+    ``final_pgm_iters`` is recorded only when set (AIM's final fit; else it runs ``pgm_iters``).
     """
-    return {"pgm_iters": int(pgm_iters), "loss_weighting": str(loss_weighting),
-            "step_rule": str(step_rule),
-            "max_model_size_mb": float(max_model_size_mb),
-            "attributes": list(attributes) if attributes else None}
+    params: dict[str, object] = {
+        "pgm_iters": int(pgm_iters), "loss_weighting": str(loss_weighting),
+        "step_rule": str(step_rule), "max_model_size_mb": float(max_model_size_mb),
+        "attributes": list(attributes) if attributes else None}
+    if final_pgm_iters is not None:
+        params["final_pgm_iters"] = int(final_pgm_iters)
+    return params
 
 
 def load_cell_data(cell) -> Dataset:
@@ -121,10 +137,11 @@ def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
     raise ValueError(f"unknown workload {kind!r}; choose one of {WORKLOADS}")
 
 
-# mechanism -> {config field: the cell parameter that sets it}; a parameter a cell does not record
-# leaves the config's default (MWEM's rounds outside Figure 7: None, that is d)
-CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str]] = {
-    "AIM": {"pgm_iters": "pgm_iters", "final_pgm_iters": "pgm_iters",
+# mechanism -> {config field: the cell parameters that set it, the first recorded one wins}; a
+# field none of whose parameters a cell records keeps the config's default (MWEM's rounds outside
+# Figure 7: None, that is d)
+CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str | tuple[str, ...]]] = {
+    "AIM": {"pgm_iters": "pgm_iters", "final_pgm_iters": ("final_pgm_iters", "pgm_iters"),
             "max_model_size_mb": "max_model_size_mb", "loss_weighting": "loss_weighting",
             "step_rule": "step_rule"},
     "MWEM+PGM": {"rounds": "rounds", "pgm_iters": "pgm_iters", "step_rule": "step_rule"},
@@ -146,9 +163,12 @@ def build_mechanism(name: str, params: Mapping[str, object], **fixed: object):
     if name not in CONFIG_FROM_PARAMS:
         raise ValueError(f"unknown mechanism {name!r}; the AIM experiments run "
                          f"{sorted(CONFIG_FROM_PARAMS)}")
-    fields = CONFIG_FROM_PARAMS[name]
-    return build(name, {field: params[key] for field, key in fields.items() if key in params},
-                 **fixed)
+    values = {}
+    for field, keys in CONFIG_FROM_PARAMS[name].items():
+        recorded = [key for key in ((keys,) if isinstance(keys, str) else keys) if key in params]
+        if recorded:
+            values[field] = params[recorded[0]]
+    return build(name, values, **fixed)
 
 
 def run_mechanism(mechanism, data: Dataset, workload: Workload, epsilon: float, seed: int):
