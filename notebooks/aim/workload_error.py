@@ -26,6 +26,8 @@ artifact = "aim-fig1"
 overrides = {}
 
 # %% tags=["hide-input"]
+import textwrap
+
 from IPython.display import display
 from myst_nb import glue
 
@@ -38,17 +40,20 @@ results = run_experiment(artifact, scale=scale, device=device, progress=False,
                          overrides=overrides)
 profile = PROFILES[scale]
 workload = results["param.workload"].iloc[0]
-print(f"{artifact}: workload {workload}; scale = {scale} ({SCALE_MEANING[scale]})")
-print(f"{len(results)} runs: datasets {sorted(set(results['dataset']))}, "
-      f"ε ∈ {sorted(set(results['epsilon']))}, {results['seed'].nunique()} trial(s) each, "
-      f"{profile.pgm_iters} Private-PGM iterations, AIM capacity {profile.max_model_size_mb} MB")
+epsilons = ", ".join(f"{e:.3g}" for e in sorted(set(results["epsilon"])))
+lines = [f"{artifact}: workload {workload}; scale = {scale} ({SCALE_MEANING[scale]})",
+         (f"{len(results)} runs: datasets {', '.join(sorted(set(results['dataset'])))}; "
+          f"ε ∈ {{{epsilons}}}; {results['seed'].nunique()} trial(s) each; "
+          f"{profile.pgm_iters} Private-PGM iterations; AIM capacity "
+          f"{profile.max_model_size_mb} MB")]
 if profile.attributes:
-    print(f"smoke scale: only the attributes {list(profile.attributes)}")
+    lines.append(f"smoke scale: only the attributes {', '.join(profile.attributes)}")
 if scale == "small" and pending_datasets(scale):
-    print(f"the whole design is being computed dataset by dataset; still to run at this scale: "
-          f"{', '.join(pending_datasets(scale))}")
-print(f"compute: {compute_summary(results)}")
-print(f"not re-run here (later work): {', '.join(NOT_RERUN)}")
+    lines.append("the whole design is computed dataset by dataset; still to run at this "
+                 f"scale: {', '.join(pending_datasets(scale))}")
+lines.append(f"compute: {compute_summary(results)}")
+lines.append(f"not re-run here (later work): {', '.join(NOT_RERUN)}")
+print("\n".join(textwrap.fill(line, 72, subsequent_indent="  ") for line in lines))
 
 # %% tags=["hide-input"]
 glue(f"{artifact}-figure", error_vs_epsilon(results))
@@ -74,7 +79,8 @@ share.rename("share of settings won").to_frame().rename_axis("mechanism").style.
 # as many records as the data.
 
 # %% tags=["hide-input", "full-width"]
-error_table(results).style.format("{:.3f}").format_index("{:.3g}", level="epsilon")
+(error_table(results).style.format("{:.3f}").format_index("{:.3g}", level="epsilon")
+ .set_table_styles([{"selector": "td, th", "props": "padding: 0 0.5em"}]))
 
 # %% [markdown]
 # ## Spot runs at the paper's settings
@@ -89,9 +95,11 @@ if spot is None or spot.empty:
     print("no spot runs at the paper's settings to compare with on this page")
 else:
     paper = PROFILES["paper"]
-    print(f"paper settings: {paper.pgm_iters} Private-PGM iterations per round, "
-          f"{paper.final_pgm_iters} for AIM's final fit, capacity {paper.max_model_size_mb} MB; "
-          f"compute of the spot runs: {compute_summary(spot)}")
+    print(textwrap.fill(
+        f"paper settings: {paper.pgm_iters} Private-PGM iterations per round, "
+        f"{paper.final_pgm_iters} for AIM's final fit, capacity {paper.max_model_size_mb} MB. "
+        f"Compute of the spot runs: {compute_summary(spot)}", 72))
     table = spot_comparison(results, spot)
-    counts = [c for c in table if c.startswith(("rounds", "seconds"))]
-    display(table.style.format("{:.3f}").format("{:.0f}", subset=counts))
+    counts = [c for c in table if c[0] == "rounds"]
+    display(table.style.format("{:.3f}").format("{:.0f}", subset=counts)
+            .format_index("{:g}", level="epsilon"))

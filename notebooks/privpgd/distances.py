@@ -47,7 +47,8 @@ results = run_experiment(artifact, scale=scale, device=device, progress=False,
                          overrides=overrides)
 epsilon, delta = only_value(results, "epsilon"), only_value(results, "delta")
 sources = data_sources(results)
-print(f"{artifact}: ε = {epsilon:g}, δ = {delta:g}. {describe_scale(results, scale)}")
+print(f"{artifact}: ε = {epsilon:g}, δ = {delta:g}.")
+print(describe_scale(results, scale))
 readable_sources(sources).style.hide(axis="index")
 
 # %% tags=["hide-input"]

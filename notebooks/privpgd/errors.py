@@ -41,7 +41,8 @@ epsilon = FIGURE_EPSILONS[artifact]
 results = run_experiment(artifact, scale=scale, device=device, progress=False,
                          overrides=overrides)
 sources = data_sources(results)
-print(f"{artifact}: ε = {epsilon}, δ = 1e-5. {describe_scale(results, scale)}")
+print(f"{artifact}: ε = {epsilon}, δ = 1e-5.")
+print(describe_scale(results, scale))
 
 # %% [markdown]
 # ## Which data ran

@@ -57,7 +57,7 @@ print(textwrap.fill(
     f"Table {number}: ε = {epsilon:g}, δ = {delta:g}; the paper's datasets "
     f"{', '.join(sorted(map(dataset_title, datasets)))}; re-run here: "
     f"{', '.join(sorted(map(dataset_title, set(ours['dataset'])))) or 'none at this scale'}. "
-    f"{describe_scale(results, scale)}", width=90))
+    f"{describe_scale(results, scale)}", width=72))
 
 # %% tags=["hide-input", "full-width"]
 if len(ours):

@@ -124,5 +124,5 @@ def test_spot_comparison_pairs_each_spot_run_with_its_reduced_twin():
     paper = runs([0.1, 0.1, 0.3], [12, 25, 30]).iloc[:2]  # no spot run on adult
     table = spot_comparison(reduced, paper)
     assert list(table.index.get_level_values("dataset")) == ["nltcs", "nltcs"]
-    assert list(table["error ratio (paper / reduced)"]) == [0.5, 1.0]
-    assert list(table["rounds (paper)"]) == [12, 25] and list(table["rounds (reduced)"]) == [10, 20]
+    assert list(table["error", "paper / reduced"]) == [0.5, 1.0]
+    assert list(table["rounds", "paper"]) == [12, 25] and list(table["rounds", "reduced"]) == [10, 20]

@@ -165,19 +165,19 @@ def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
 
 
 SPOT_KEYS = ["mechanism", "dataset", "epsilon", "seed"]
-SPOT_METRICS = {"error": "metric.workload_error", "rounds": "metric.rounds",
-                "seconds": "metric.seconds"}
+SPOT_METRICS = {"error": "metric.workload_error", "rounds": "metric.rounds"}
 
 
 def spot_comparison(reduced: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """Spot runs at the paper's settings beside the same (mechanism, dataset, ε, seed) at the
-    reduced settings: error, rounds and seconds of each, and the error ratio paper / reduced.
+    reduced settings: columns (error | rounds, reduced | paper) and the error ratio
+    paper / reduced (the compute of each is in the runs' wall times).
     """
     runs = {knobs: frame.set_index(SPOT_KEYS) for knobs, frame in
             (("reduced", reduced), ("paper", paper))}
     shared = runs["paper"].index.intersection(runs["reduced"].index).sort_values()
-    table = pd.DataFrame({f"{name} ({knobs})": runs[knobs].loc[shared, column]
+    table = pd.DataFrame({(name, knobs): runs[knobs].loc[shared, column]
                           for name, column in SPOT_METRICS.items() for knobs in runs},
                          index=shared)
-    table["error ratio (paper / reduced)"] = table["error (paper)"] / table["error (reduced)"]
-    return table
+    table["error", "paper / reduced"] = table["error", "paper"] / table["error", "reduced"]
+    return table.sort_index(axis=1, level=0, sort_remaining=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import textwrap
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal, get_args
@@ -290,7 +291,9 @@ def data_sources(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def describe_scale(results: pd.DataFrame, scale: Scale) -> str:
-    """One paragraph on what was run: datasets, runs, mechanisms and the settings cut."""
+    """One paragraph on what was run: datasets, runs, mechanisms, the settings cut and the
+    compute, wrapped at 72 columns for the pages' output cells.
+    """
     mechanisms = list(dict.fromkeys(results["mechanism"]))
     first = results.drop_duplicates("mechanism").set_index("mechanism")
     runs = results["seed"].nunique()
@@ -310,4 +313,4 @@ def describe_scale(results: pd.DataFrame, scale: Scale) -> str:
                      f"this scale: {', '.join(pending_datasets(scale))}.")
     parts.append(f"Not re-run here (later work): {', '.join(NOT_RERUN)}.")
     parts.append(f"Compute: {compute_summary(results)}.")
-    return " ".join(parts)
+    return textwrap.fill(" ".join(parts), 72)
