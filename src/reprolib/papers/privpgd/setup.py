@@ -82,7 +82,7 @@ PROFILES: dict[Scale, Profile] = {
                      pgm_iters=30, max_model_size_mb=1.0),
     # the whole design: PrivPGD at reduced compute, the baselines at the paper's settings; the
     # datasets join as their grids are completed, the rest are listed by ``pending_datasets``
-    "small": Profile(datasets=("income", "traveltime", "diabetes"),
+    "small": Profile(datasets=("income", "traveltime", "diabetes", "medical"),
                      substitute="only",
                      attributes=None, max_records=None, trials=3,
                      privpgd=_shortened(100, 200, n_particles=10_000, projection_directions=50),
