@@ -11,7 +11,6 @@ from reprolib.experiments import (
     SCALES,
     CellsNotStored,
     ResultsStore,
-    _experiment,
     catalogue,
     get_artifact,
     get_experiment,
@@ -28,15 +27,10 @@ COMMITTED = [(artifact, scale)
 
 
 @pytest.fixture
-def nothing_computed(monkeypatch):
+def nothing_computed():
     """Experiments that read other artifacts' runs (AIM Figures 5-6) may load them, never compute."""
-    run_grid = _experiment.run_grid
-
-    def refuse(cell):
-        raise AssertionError(f"{cell.describe()} is not in the committed store")
-
-    monkeypatch.setattr(_experiment, "run_grid",
-                        lambda cells, compute, store, **kw: run_grid(cells, refuse, store, **kw))
+    with stored_only():
+        yield
 
 
 def test_there_are_committed_results():

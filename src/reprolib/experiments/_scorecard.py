@@ -47,19 +47,20 @@ def reproduction_status(catalogue: Catalogue, artifact: Artifact,
         return NOT_RERUN, "no notebook yet"
     recorded = _recorded_scales(catalogue, artifact, root)
     spec = catalogue.paper(artifact.paper)
-    if "paper" in recorded and spec.paper_covers_design:
+    spot = "paper" in recorded  # spot runs, until the paper declares its paper grid complete
+    if spot and spec.paper_covers_design:
         return PAPER_SCALE, ""
-    spot = "; spot runs at the paper's settings" if "paper" in recorded else ""
     if "small" in recorded and spec.small_covers_design:
-        return WHOLE_DESIGN, ("paper-scale grid not complete" if spot else
-                              "paper-scale results not committed") + spot
-    if "small" in recorded:
-        return RERUN, "small results cover part of the design" + spot
-    if "smoke" in recorded:
-        return RERUN, "smoke results only" + spot
-    if spot:
+        status, note = WHOLE_DESIGN, "paper-scale grid not committed"
+    elif "small" in recorded:
+        status, note = RERUN, "small results cover part of the design"
+    elif "smoke" in recorded:
+        status, note = RERUN, "smoke results only"
+    elif spot:
         return RERUN, "spot runs at the paper's settings only"
-    return NOT_RERUN, "notebook written; no results committed"
+    else:
+        return NOT_RERUN, "notebook written; no results committed"
+    return status, note + ("; spot runs at the paper's settings" if spot else "")
 
 
 def artifact_scorecard(catalogue: Catalogue, evaluated: Sequence[tuple[Check, Outcome]],
