@@ -132,11 +132,11 @@ SMALLEST_EPSILONS_NOISE = (
     "Not seen on titanic at small scale: between the two smallest ε (0.01 and 0.0316) AIM's mean "
     "error over three trials rises, with the trials' ranges overlapping widely (the observed "
     "column gives them); from ε = 0.1 on it falls at every step. At these ε AIM runs four or "
-    "five rounds on 1,304 records and the error is dominated by the noise draw. Twenty trials "
-    "(run_experiment(artifact, scale='small', overrides={'mechanisms': ['AIM'], 'epsilons': "
-    "[0.01, 0.0316, 0.1], 'trials': 20}), not committed) give 1.41 ± 0.36 at ε = 0.01 and "
-    "1.51 ± 0.24 at 0.0316 on all 3-way marginals (mean ± standard deviation), a difference of "
-    "about one standard error, and a fall (1.59 to 1.57) on the skewed workload. The paper "
+    "five rounds on 1,304 records and the error is dominated by the noise draw. More trials "
+    "tell whether the rise is noise: run_experiment(artifact, scale='small', overrides="
+    "{'mechanisms': ['AIM'], 'epsilons': [0.01, 0.0316, 0.1], 'trials': 20}) (a scratch run, "
+    "not committed, put the all-3way difference within about one standard error and showed a "
+    "fall on the skewed workload). The paper "
     "averages five trials; its figures are not in the text we have, so its titanic panel cannot "
     "be read off.")
 
