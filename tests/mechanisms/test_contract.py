@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from reprolib.data import Dataset
+from reprolib.data import Dataset, MixedDataset
 from reprolib.mechanisms import SynthesisResult, available, build, registration
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload, all_kway
@@ -29,9 +29,11 @@ UNKNOWN = "NoSuchAttribute"
 
 @dataclasses.dataclass
 class Runs:
-    """The toy data and workload, the budgets, and one memoised run per (mechanism, relation)."""
+    """The toy data (codes, and mixed types for the mechanisms that read them), the workload,
+    the budgets, and one memoised run per (mechanism, relation)."""
 
     data: Dataset
+    mixed: MixedDataset
     workload: Workload
     _cache: dict[tuple[str, NeighbourRelation], SynthesisResult] = dataclasses.field(
         default_factory=dict)
@@ -46,15 +48,21 @@ class Runs:
         entry = registration(name)
         return build(name, {**entry.quick, **entry.relation_overrides(relation)})
 
+    def toy_data(self, name: str) -> Dataset | MixedDataset:
+        """The toy data of the kind ``name`` reads."""
+        return self.mixed if _mixed(name) else self.data
+
     def fit(self, name: str, relation: NeighbourRelation, seed: int = SEED, *,
-            data: Dataset | None = None, workload: Workload | None = None,
+            data: Dataset | MixedDataset | None = None, workload: Workload | None = None,
             budget: PrivacyBudget | None = None) -> SynthesisResult:
-        """A fresh run (never memoised); unset arguments are the toy data, workload and budget."""
+        """A fresh run (never memoised); unset arguments are the toy data, workload (none for
+        mixed-type mechanisms, which choose their own queries) and budget."""
+        if workload is None and not _mixed(name):
+            workload = self.workload
         return self.mechanism(name, relation).fit(
-            self.data if data is None else data,
+            self.toy_data(name) if data is None else data,
             self.budget(relation) if budget is None else budget,
-            np.random.default_rng(seed),
-            workload=self.workload if workload is None else workload)
+            np.random.default_rng(seed), workload=workload)
 
     def first(self, name: str, relation: NeighbourRelation) -> SynthesisResult:
         """The run with ``SEED`` and the toy inputs, made once and shared by the checks."""
@@ -65,8 +73,12 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(small_titanic) -> Runs:
-    return Runs(small_titanic, all_kway(small_titanic.domain, 2))
+def runs(small_titanic, small_mixed) -> Runs:
+    return Runs(small_titanic, small_mixed, all_kway(small_titanic.domain, 2))
+
+
+def _mixed(name: str) -> bool:
+    return Runs.mechanism(name, registration(name).relations[0]).traits.data_kind == "mixed"
 
 
 # ------------------------------------------------------------------------------------ the checks
@@ -110,6 +122,9 @@ def check_refuses(runs: Runs, name: str, relation: NeighbourRelation,
 def _same_release(a: SynthesisResult, b: SynthesisResult) -> bool:
     if (a.synthetic is None) != (b.synthetic is None):
         return False
+    if isinstance(a.synthetic, MixedDataset) and isinstance(b.synthetic, MixedDataset):
+        return (a.synthetic.categorical.frame.equals(b.synthetic.categorical.frame)
+                and np.array_equal(a.synthetic.numerical, b.synthetic.numerical))
     if a.synthetic is not None and not a.synthetic.frame.equals(b.synthetic.frame):
         return False
     return a.answers.keys() == b.answers.keys() and all(
@@ -134,6 +149,11 @@ def check_inside_domain(runs: Runs, name: str, relation: NeighbourRelation) -> N
     """Records: the data's attributes in order, codes in [0, size). Answer-only mechanisms: an
     answer shaped like the marginal for every workload query, and no records."""
     result, domain = runs.first(name, relation), runs.data.domain
+    if _mixed(name):
+        synthetic = result.synthetic
+        assert isinstance(synthetic, MixedDataset) and synthetic.records > 0
+        assert synthetic.domain == runs.mixed.domain  # codes and numbers checked on construction
+        return
     if not runs.mechanism(name, relation).traits.synthetic_data:
         assert result.synthetic is None
         missing = [c for c in runs.workload.cliques if c not in result.answers]
@@ -155,16 +175,24 @@ def check_inside_domain(runs: Runs, name: str, relation: NeighbourRelation) -> N
 
 def check_empty_data(runs: Runs, name: str, relation: NeighbourRelation) -> None:
     """Data without records is refused with a ValueError that says so."""
-    empty = Dataset(runs.data.frame.iloc[:0], runs.data.domain)
+    empty = runs.mixed.take(np.arange(0)) if _mixed(name) else Dataset(
+        runs.data.frame.iloc[:0], runs.data.domain)
     with pytest.raises(ValueError, match="records"):
         runs.fit(name, relation, data=empty)
 
 
 def check_unknown_attribute(runs: Runs, name: str, relation: NeighbourRelation) -> None:
-    """A workload naming an attribute the data lacks is refused with an error naming it."""
+    """A workload naming an attribute the data lacks is refused with an error naming it; a
+    mixed-type mechanism (its own queries) refuses any workload, saying to pass none."""
     typo = Workload("typo", [("Survived", UNKNOWN)], [1.0])
-    with pytest.raises((ValueError, KeyError), match=UNKNOWN):
+    with pytest.raises((ValueError, KeyError), match="workload=None" if _mixed(name) else UNKNOWN):
         runs.fit(name, relation, workload=typo)
+
+
+def check_codes_refused(runs: Runs, name: str, relation: NeighbourRelation) -> None:
+    """A mixed-type mechanism given integer codes says it reads a MixedDataset."""
+    with pytest.raises(TypeError, match="MixedDataset"):
+        runs.fit(name, relation, data=runs.data)
 
 
 Check = Callable[..., None]
@@ -180,6 +208,8 @@ ONCE: tuple[tuple[str, Check], ...] = (
     ("refuses-empty-data", check_empty_data),
     ("refuses-unknown-attribute", check_unknown_attribute),
 )
+# (id, check): run once for the mechanisms that read mixed types
+MIXED_ONLY: tuple[tuple[str, Check], ...] = (("refuses-codes", check_codes_refused),)
 
 
 def contract_cases() -> Iterator[Any]:
@@ -193,7 +223,7 @@ def contract_cases() -> Iterator[Any]:
                 if other is not relation:
                     yield pytest.param(name, check_refuses, (relation, other),
                                        id=f"{name}-{relation.value}-refuses-{other.value}")
-        for label, check in ONCE:
+        for label, check in ONCE + (MIXED_ONLY if _mixed(name) else ()):
             yield pytest.param(name, check, (relations[0],), id=f"{name}-{label}")
 
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from reprolib.data import Dataset
+from reprolib.mechanisms.relaxed._simplex import sparsemax
 from reprolib.mechanisms.relaxed.projection import (
     PARAMETRISATIONS,
     RelaxedData,
     RelaxedProjectionConfig,
-    _sparsemax,
     relaxed_projection,
 )
 
@@ -62,7 +62,7 @@ def test_sparsemax_is_the_euclidean_projection_onto_the_simplex():
     offsets = tuple(int(o) for o in np.concatenate([[0], np.cumsum(sizes)]))
     z = rng.normal(scale=3.0, size=(64, offsets[-1]))
     with jax.enable_x64(True):
-        got = np.asarray(_sparsemax(jax.numpy.asarray(z), offsets))
+        got = np.asarray(sparsemax(jax.numpy.asarray(z), offsets))
     for lo, hi in itertools.pairwise(offsets):
         for row, projected in zip(z[:, lo:hi], got[:, lo:hi], strict=True):
             ordered = np.sort(row)[::-1]  # textbook sort-based threshold (Held et al. 1974)

@@ -12,6 +12,7 @@ from reprolib.data._errors import DataError
 from reprolib.data._folktables import ACS_TASKS, AcsSchema, acs_schema, load_acs_task
 from reprolib.data._info import DatasetInfo, DatasetKind
 from reprolib.data._loaders_tables import SDNIST_EXCERPTS, sdnist_discretisation
+from reprolib.data._mixed import MixedCoding, MixedDataset, MixedDomain
 from reprolib.data._paths import DATA_DIR_ENV, data_dir, user_cache_dir, verify_file
 from reprolib.data._registry import dataset_info, list_datasets, load_dataset
 
@@ -29,6 +30,9 @@ __all__ = [
     "Discretisation",
     "Domain",
     "ImageSet",
+    "MixedCoding",
+    "MixedDataset",
+    "MixedDomain",
     "RawTable",
     "acs_schema",
     "bin_centres",

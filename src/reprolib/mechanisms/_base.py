@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from reprolib.data import MixedDataset
 from reprolib.privacy import Ledger, NeighbourRelation, PrivacyBudget
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ class MechanismTraits:
         efficiency_aware: it has a safeguard that keeps the model it builds tractable.
         relation: the neighbouring relation its sensitivities assume; ``fit`` refuses other budgets.
         synthetic_data: whether it outputs records (False: query answers only, e.g. Gaussian).
+        data_kind: what ``fit`` reads: "discrete" (a :class:`~reprolib.data.Dataset` of codes)
+            or "mixed" (a :class:`~reprolib.data.MixedDataset`: codes and numbers).
     """
 
     workload_aware: bool
@@ -34,6 +37,7 @@ class MechanismTraits:
     efficiency_aware: bool
     relation: NeighbourRelation
     synthetic_data: bool = True
+    data_kind: Literal["discrete", "mixed"] = "discrete"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -41,7 +45,8 @@ class SynthesisResult:
     """The output of one run.
 
     Attributes:
-        synthetic: the synthetic records, or None for mechanisms that only answer queries.
+        synthetic: the synthetic records (codes, or mixed types for the mechanisms whose
+            ``traits.data_kind`` is "mixed"), or None for mechanisms that only answer queries.
         answers: marginal estimates keyed by attribute tuple (counts, shaped like
             ``Dataset.marginal``), for mechanisms that answer queries; empty otherwise.
         ledger: every privacy charge the run made; its total equals the budget.
@@ -49,7 +54,7 @@ class SynthesisResult:
         log: mechanism-specific per-round state (e.g. what AIM's uncertainty bounds need).
     """
 
-    synthetic: Dataset | None
+    synthetic: Dataset | MixedDataset | None
     ledger: Ledger
     answers: Mapping[tuple[str, ...], np.ndarray] = dataclasses.field(default_factory=dict)
     diagnostics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -65,16 +70,13 @@ class SynthesisResult:
                 f"this mechanism released no synthetic data and no answer for {names}; "
                 f"answered marginals: {sorted(self.answers)[:5]}..."
             )
+        if isinstance(self.synthetic, MixedDataset):
+            return self.synthetic.categorical.marginal(names)
         return self.synthetic.marginal(names)
 
 
-class Synthesizer(Protocol):
-    """A mechanism: typed frozen config in the constructor, private data only inside ``fit``.
-
-    ``fit`` spends exactly ``budget`` through privacy primitives that charge a fresh
-    :class:`~reprolib.privacy.Ledger`, and draws all randomness from ``rng``. Workload-aware
-    mechanisms require ``workload``; the others ignore it.
-    """
+class Described(Protocol):
+    """What every mechanism tells about itself: its name and its traits."""
 
     @property
     def name(self) -> str:
@@ -83,8 +85,19 @@ class Synthesizer(Protocol):
 
     @property
     def traits(self) -> MechanismTraits:
-        """What the mechanism needs and how it accounts (relation, workload-aware or not)."""
+        """What the mechanism needs and how it accounts (relation, data kind, workload)."""
         ...
+
+
+class Synthesizer(Described, Protocol):
+    """A mechanism on integer codes: typed frozen config in the constructor, private data only
+    inside ``fit``. (A mixed-type mechanism has the same ``fit`` on a
+    :class:`~reprolib.data.MixedDataset`, and chooses its own queries.).
+
+    ``fit`` spends exactly ``budget`` through privacy primitives that charge a fresh
+    :class:`~reprolib.privacy.Ledger`, and draws all randomness from ``rng``. Workload-aware
+    mechanisms require ``workload``; the others ignore it.
+    """
 
     def fit(
         self,
@@ -96,7 +109,7 @@ class Synthesizer(Protocol):
     ) -> SynthesisResult: ...
 
 
-def open_ledger(mechanism: Synthesizer, budget: PrivacyBudget) -> Ledger:
+def open_ledger(mechanism: Described, budget: PrivacyBudget) -> Ledger:
     """A fresh ledger for ``budget``, after checking the budget's relation is the mechanism's.
 
     The refusal says how to fix it: the budget's relation, and also the mechanism's when its
@@ -112,7 +125,7 @@ def open_ledger(mechanism: Synthesizer, budget: PrivacyBudget) -> Ledger:
     return Ledger(budget)
 
 
-def _relation_config_hint(mechanism: Synthesizer, relation: NeighbourRelation) -> str:
+def _relation_config_hint(mechanism: Described, relation: NeighbourRelation) -> str:
     """", or build <name> with <Config>(relation=...)" when the config sets the relation."""
     config = getattr(mechanism, "config", None)
     if not dataclasses.is_dataclass(config) or "relation" not in {
