@@ -73,10 +73,15 @@ def test_conditional_marginals_are_the_normalised_tables(data, layout):
     queries = ConditionalMarginals.all_pairs(layout)
     assert queries.tables == (("f1", "f2", "y"), ("f1", "f2", "z"))
     answers = queries.all_answers(layout.encode(data))
+    assert answers.shape == (2, 4 * 4 * 3)  # P = 4 (f1), W = 3 (z)
     for i, table in enumerate(queries.tables):
-        expected = data.categorical.marginal(table).ravel() / data.records
-        np.testing.assert_allclose(answers[i, :expected.size], expected, atol=1e-6)
-        assert not answers[i, expected.size:].any()  # padding
+        expected = np.zeros((4, 4, 3))
+        marginal = data.categorical.marginal(table) / data.records
+        expected[tuple(slice(s) for s in marginal.shape)] = marginal
+        np.testing.assert_allclose(answers[i], expected.ravel(), atol=1e-6)
+        real = np.zeros((4, 4, 3), bool)
+        real[tuple(slice(s) for s in marginal.shape)] = True
+        np.testing.assert_array_equal(queries.valid[i], real.ravel())
     assert list(queries.table_sizes()) == [24, 36]
 
 

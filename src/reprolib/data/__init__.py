@@ -9,7 +9,13 @@ from reprolib.data._discretise import ColumnCoding, Discretisation, discretise, 
 from reprolib.data._domain import Dataset, Domain
 from reprolib.data._embedding import bin_centres, embed, embed_codes
 from reprolib.data._errors import DataError
-from reprolib.data._folktables import ACS_TASKS, AcsSchema, acs_schema, load_acs_task
+from reprolib.data._folktables import (
+    ACS_TASKS,
+    AcsSchema,
+    acs_schema,
+    load_acs_persons,
+    load_acs_task,
+)
 from reprolib.data._info import DatasetInfo, DatasetKind
 from reprolib.data._loaders_tables import SDNIST_EXCERPTS, sdnist_discretisation
 from reprolib.data._mixed import MixedCoding, MixedDataset, MixedDomain
@@ -43,6 +49,7 @@ __all__ = [
     "embed_codes",
     "fit_discretisation",
     "list_datasets",
+    "load_acs_persons",
     "load_acs_task",
     "load_dataset",
     "sdnist_discretisation",

@@ -26,6 +26,7 @@ __all__ = [
     "LABEL",
     "AcsSchema",
     "acs_schema",
+    "load_acs_persons",
     "load_acs_task",
 ]
 
@@ -86,6 +87,40 @@ def _default_root(state: str, year: int, horizon: str = "1-Year") -> Path:
     return shared if os.access(existing, os.W_OK) else user_cache_dir() / "folktables"
 
 
+def load_acs_persons(
+    state: str = "CA",
+    year: int = 2018,
+    root_dir: Path | str | None = None,
+    download: bool = False,
+    horizon: str = "1-Year",
+) -> pd.DataFrame:
+    """Every ACS PUMS person record of ``state`` and ``year``, all columns, through folktables.
+
+    ``attrs["source"]`` names the file. Arguments as :func:`load_acs_task`.
+
+    Raises:
+        ValueError: For an unknown state or horizon.
+        DataError: If the file is missing and ``download`` is false.
+    """
+    import folktables
+
+    root = Path(root_dir) if root_dir is not None else _default_root(state, year, horizon)
+    person_file = _person_file(root, state, year, horizon)
+    if not download and not person_file.is_file():
+        raise DataError(
+            f"ACS PUMS rows for {state} {year} ({horizon}, person) are not available offline:"
+            f" {person_file} does not exist. On a machine with network access pass"
+            " download=True, which fetches them from www2.census.gov through folktables, or"
+            " copy the file there."
+        )
+    source = folktables.ACSDataSource(
+        survey_year=str(year), horizon=horizon, survey="person", root_dir=str(root)
+    )
+    rows = source.get_data(states=[state], download=download)
+    rows.attrs["source"] = str(person_file)
+    return rows
+
+
 def load_acs_task(
     task: str,
     state: str = "CA",
@@ -117,23 +152,9 @@ def load_acs_task(
         ValueError: For an unknown task, state or horizon.
         DataError: If the file is missing and ``download`` is false.
     """
-    import folktables
-
     problem = _problem(task)
-    root = Path(root_dir) if root_dir is not None else _default_root(state, year, horizon)
-    person_file = _person_file(root, state, year, horizon)
-    if not download and not person_file.is_file():
-        raise DataError(
-            f"ACS PUMS rows for {state} {year} ({horizon}, person) are not available offline:"
-            f" {person_file} does not exist. On a machine with network access call"
-            f" load_acs_task({task!r}, state={state!r}, year={year}, horizon={horizon!r},"
-            " download=True), which fetches them from www2.census.gov through folktables, or"
-            " copy the file there."
-        )
-    source = folktables.ACSDataSource(
-        survey_year=str(year), horizon=horizon, survey="person", root_dir=str(root)
-    )
-    rows = source.get_data(states=[state], download=download)
+    rows = load_acs_persons(state, year, root_dir, download, horizon)
+    person_file = rows.attrs["source"]
     features, target, _ = problem.df_to_pandas(rows)
     frame = pd.DataFrame(
         {

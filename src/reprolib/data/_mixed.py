@@ -159,11 +159,14 @@ class MixedCoding:
         bounds: every numerical column's (lo, hi), lo < hi; x is stored as (x - lo) / (hi - lo).
         bounds_from_data: True when the bounds were read off the private data (non-private, as
             in RAP++'s public code); False when they were declared from public knowledge.
+        clip: clip numbers outside their bounds into them (a declared range as a top-code)
+            instead of refusing them.
     """
 
     categories: Mapping[str, tuple]
     bounds: Mapping[str, tuple[float, float]]
     bounds_from_data: bool = False
+    clip: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "categories", {str(c): tuple(v) for c, v in self.categories.items()})
@@ -177,13 +180,15 @@ class MixedCoding:
                 raise ValueError(f"categorical column {name!r} needs at least one category")
 
     @classmethod
-    def fit(cls, table: RawTable, bounds: Mapping[str, tuple[float, float]] | None = None
+    def fit(cls, table: RawTable, bounds: Mapping[str, tuple[float, float]] | None = None, *,
+            categories: Mapping[str, Sequence] | None = None, clip: bool = False
             ) -> MixedCoding:
-        """The categories seen in ``table`` (sorted) and the given numerical ``bounds``; a
-        numerical column without declared bounds takes the data's min and max, and the coding
-        records that (``bounds_from_data``).
+        """The declared ``categories`` (else those seen in ``table``, sorted) and numerical
+        ``bounds``; a numerical column without declared bounds takes the data's min and max,
+        and the coding records that (``bounds_from_data``).
         """
         bounds = dict(bounds or {})
+        declared = dict(categories or {})
         unknown = sorted(set(bounds) - set(table.numerical))
         if unknown:
             raise ValueError(f"bounds given for {unknown}, which are not numerical columns of "
@@ -194,9 +199,10 @@ class MixedCoding:
             bounds[name] = (float(column.min()), float(column.max()))
             if not bounds[name][0] < bounds[name][1]:
                 bounds[name] = (bounds[name][0], bounds[name][0] + 1.0)
-        categories = {c: tuple(sorted(table.frame[c].dropna().unique(), key=_sort_key))
-                      for c in table.categorical}
-        return cls(categories, {c: bounds[c] for c in table.numerical}, bool(missing))
+        coded = {c: tuple(declared[c]) if c in declared else
+                 tuple(sorted(table.frame[c].dropna().unique(), key=_sort_key))
+                 for c in table.categorical}
+        return cls(coded, {c: bounds[c] for c in table.numerical}, bool(missing), clip)
 
     @property
     def domain(self) -> MixedDomain:
@@ -222,6 +228,8 @@ class MixedCoding:
         scaled = []
         for name, (lo, hi) in self.bounds.items():
             x = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+            if self.clip:
+                x = np.clip(x, lo, hi)
             outside = ~np.isfinite(x) | (x < lo) | (x > hi)
             if outside.any():
                 raise DataError(f"numerical column {name!r}{where} has {int(outside.sum())} "

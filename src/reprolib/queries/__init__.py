@@ -20,11 +20,22 @@ from reprolib.queries._workloads import (
 )
 
 _CONDITIONAL = ("ConditionalMarginals", "LinearThresholds", "MixedPrefixes", "OneHotLayout",
-                "cell_answers", "threshold_answers")
+                "table_answers", "threshold_answers")
 
-__all__ = ["Clique", "ConditionalMarginals", "LinearThresholds", "MixedPrefixes", "OneHotLayout",
-           "Workload", "all_kway", "cell_answers", "random_target", "skewed_workload",
-           "target_workload", "threshold_answers"]
+__all__ = [
+    "Clique",
+    "ConditionalMarginals",
+    "LinearThresholds",
+    "MixedPrefixes",
+    "OneHotLayout",
+    "Workload",
+    "all_kway",
+    "random_target",
+    "skewed_workload",
+    "table_answers",
+    "target_workload",
+    "threshold_answers",
+]
 
 
 def __getattr__(name: str) -> Any:

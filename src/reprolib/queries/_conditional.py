@@ -255,9 +255,11 @@ class MixedPrefixes:
 class ConditionalMarginals:
     """Class-conditional categorical marginals (CM): the tables (a, b, label), each one query.
 
-    A table's cells are flattened and padded to the largest table (``cells``: (tables,
-    max_cells, 3) coordinates of the three indicators, -1 on padding), so every table has the
-    same shape and a set of tables is one array.
+    Every table is laid out on one padded grid, (P, P, W) with P the largest feature size and W
+    the largest label size, and flattened: entry (i, j, c) of table (a, b, label) is the
+    fraction of records with a = i, b = j and label = c, and padding entries are 0
+    (:meth:`valid` marks the real ones). So a set of tables is one array, and the relaxed
+    answer is one batched outer product of gathered blocks (dense, fast to differentiate).
 
     Attributes:
         layout: the row layout.
@@ -292,32 +294,55 @@ class ConditionalMarginals:
         return len(self.tables)
 
     @functools.cached_property
-    def cells(self) -> np.ndarray:
-        """(tables, max_cells, 3) int32 coordinates of each cell's three indicators; -1 pads."""
-        sizes = [self._sizes(t) for t in self.tables]
-        out = np.full((len(self.tables), max(math.prod(s) for s in sizes), 3), -1, np.int32)
-        for i, (table, size) in enumerate(zip(self.tables, sizes, strict=True)):
-            grid = np.stack(np.meshgrid(*[np.arange(s) for s in size], indexing="ij"), axis=-1)
-            out[i, :math.prod(size)] = grid.reshape(-1, 3) + [self.layout.offsets[a] for a in table]
+    def feature_width(self) -> int:
+        """P: the largest size of a table's first two attributes."""
+        size = self.layout.domain.categorical.size
+        return max(max(size(a), size(b)) for a, b, _ in self.tables)
+
+    @property
+    def width(self) -> int:
+        """Entries of a flattened table: P * P * W."""
+        return self.feature_width ** 2 * self.layout.label_width
+
+    @functools.cached_property
+    def feature_columns(self) -> np.ndarray:
+        """(tables, 2, P) int32 row coordinates of the blocks of a and b; -1 pads."""
+        out = np.full((self.count, 2, self.feature_width), -1, np.int32)
+        for i, table in enumerate(self.tables):
+            for j, attribute in enumerate(table[:2]):
+                size = self.layout.domain.categorical.size(attribute)
+                out[i, j, :size] = self.layout.offsets[attribute] + np.arange(size)
         return out
 
-    def table_sizes(self) -> np.ndarray:
-        """Number of cells of each table."""
-        return np.array([math.prod(self._sizes(t)) for t in self.tables])
+    @functools.cached_property
+    def label_columns(self) -> np.ndarray:
+        """(tables, W) int32 row coordinates of the label's block; -1 pads."""
+        rows = {label: i for i, label in enumerate(self.layout.labels)}
+        return self.layout.label_columns[[rows[label] for _, _, label in self.tables]]
 
-    def _sizes(self, table: tuple[str, str, str]) -> tuple[int, ...]:
-        return tuple(self.layout.domain.categorical.size(a) for a in table)
+    @functools.cached_property
+    def valid(self) -> np.ndarray:
+        """(tables, P * P * W) True on the real entries of each flattened table."""
+        a, b, c = (self.feature_columns[:, 0] >= 0, self.feature_columns[:, 1] >= 0,
+                   self.label_columns >= 0)
+        return (a[:, :, None, None] & b[:, None, :, None] & c[:, None, None, :]).reshape(
+            self.count, -1)
+
+    def table_sizes(self) -> np.ndarray:
+        """Number of real cells of each table."""
+        return self.valid.sum(axis=1)
 
     def answers(self, rows: jax.Array, indices: jax.Array) -> jax.Array:
-        """(len(indices), max_cells) answers on ``rows``: the mean over rows of the product of
-        the three coordinates of each cell (the marginal on one-hot rows), 0 on padding.
+        """(len(indices), P * P * W) answers on ``rows``: the mean over rows of the outer
+        product of the three blocks (the marginal on one-hot rows), 0 on padding.
         """
-        return cell_answers(rows, jnp.asarray(self.cells)[indices])
+        return table_answers(rows, jnp.asarray(self.feature_columns)[indices],
+                             jnp.asarray(self.label_columns)[indices])
 
     def all_answers(self, rows: np.ndarray | jax.Array) -> np.ndarray:
-        """Answers of every table on ``rows``, (tables, max_cells), in chunks of tables."""
+        """Answers of every table on ``rows``, (tables, P * P * W), in chunks of tables."""
         rows = jnp.asarray(rows)
-        chunk = max(1, CHUNK * 8 // self.cells.shape[1])
+        chunk = max(1, CHUNK * 64 // self.width)
         return _chunked(functools.partial(_compiled_answers, self, rows), self.count, chunk)
 
 
@@ -328,15 +353,17 @@ def _compiled_answers(queries: LinearThresholds | MixedPrefixes | ConditionalMar
     return queries.answers(rows, indices)
 
 
-def cell_answers(rows: jax.Array, cells: jax.Array) -> jax.Array:
-    """Mean over rows of rows[:, i] rows[:, j] rows[:, k] for every cell (i, j, k) of ``cells``
-    (any leading shape, last axis 3); 0 where a cell is padding (-1).
+def table_answers(rows: jax.Array, feature_columns: jax.Array, label_columns: jax.Array
+                  ) -> jax.Array:
+    """(tables, P * P * W) mean over rows of the outer product of each table's three blocks,
+    given their row coordinates (``feature_columns`` (tables, 2, P), ``label_columns`` (tables,
+    W), -1 on padding, which contributes 0).
     """
-    flat = cells.reshape(-1, 3)
-    safe = jnp.maximum(flat, 0)
-    product = rows[:, safe[:, 0]] * rows[:, safe[:, 1]] * rows[:, safe[:, 2]]
-    answers = jnp.where(flat[:, 0] >= 0, product.mean(axis=0), 0.0)
-    return answers.reshape(cells.shape[:-1])
+    def block(columns):
+        return jnp.where(columns[None] >= 0, rows[:, jnp.maximum(columns, 0)], 0.0)
+    product = jnp.einsum("nka,nkb,nkc->kabc", block(feature_columns[:, 0]),
+                         block(feature_columns[:, 1]), block(label_columns))
+    return product.reshape(len(label_columns), -1) / rows.shape[0]
 
 
 def _check_queries(layout: OneHotLayout, count: int, direction: str, *,

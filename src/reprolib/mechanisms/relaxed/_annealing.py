@@ -35,7 +35,7 @@ import numpy as np
 import optax
 
 from reprolib.mechanisms.relaxed._simplex import sparsemax
-from reprolib.queries import OneHotLayout, cell_answers, threshold_answers
+from reprolib.queries import OneHotLayout, table_answers, threshold_answers
 
 Norm = Literal["squares", "spectral"]
 Terms = Literal["cm", "lt", "both"]
@@ -51,12 +51,14 @@ _TINY = 1e-9  # the code's guard in relative changes
 class Measured(NamedTuple):
     """Every measured-query slot of a run; a slot's weights are 0 until it is measured.
 
-    cm_cells (slots, cells, 3), cm_target and cm_weight (slots, cells): categorical marginals.
+    cm_features (slots, 2, P), cm_labels (slots, W), cm_target and cm_weight (slots, P P W):
+    categorical marginals on the padded grid of :class:`reprolib.queries.ConditionalMarginals`.
     lt_labels (slots,), lt_theta (slots, |R|), lt_tau (slots,), lt_target and lt_weight (slots,
     label_width): linear thresholds.
     """
 
-    cm_cells: jax.Array
+    cm_features: jax.Array
+    cm_labels: jax.Array
     cm_target: jax.Array
     cm_weight: jax.Array
     lt_labels: jax.Array
@@ -144,7 +146,7 @@ def errors(rows: jax.Array, measured: Measured, settings: FitSettings,
     """The weighted error matrices of the classes in the loss (exact when ``sigma`` is None)."""
     out = []
     if settings.terms in ("cm", "both"):
-        predicted = cell_answers(rows, measured.cm_cells)
+        predicted = table_answers(rows, measured.cm_features, measured.cm_labels)
         out.append((predicted - measured.cm_target) * measured.cm_weight)
     if settings.terms in ("lt", "both"):
         predicted = threshold_answers(rows, settings.layout, measured.lt_labels, measured.lt_theta,
@@ -255,15 +257,18 @@ def fit_round(rows: jax.Array, measured: Measured, settings: FitSettings,
     return RoundFit(best, float(best_loss), steps, passes, doublings)
 
 
-def empty_slots(cm_slots: int, cm_cells: int, lt_slots: int, layout: OneHotLayout
+def empty_slots(cm_slots: int, feature_width: int, lt_slots: int, layout: OneHotLayout
                 ) -> dict[str, np.ndarray]:
-    """The fields of :class:`Measured` for ``cm_slots`` tables of ``cm_cells`` cells and
-    ``lt_slots`` linear thresholds, none measured (weights 0, padding cells -1), in NumPy.
+    """The fields of :class:`Measured` for ``cm_slots`` tables on a grid of feature width P =
+    ``feature_width`` and ``lt_slots`` linear thresholds, none measured (weights 0, padding
+    coordinates -1), in NumPy.
     """
     width, n_numerical = layout.label_width, len(layout.domain.numerical)
-    return {"cm_cells": np.full((cm_slots, cm_cells, 3), -1, np.int32),
-            "cm_target": np.zeros((cm_slots, cm_cells), np.float32),
-            "cm_weight": np.zeros((cm_slots, cm_cells), np.float32),
+    cells = feature_width ** 2 * width
+    return {"cm_features": np.full((cm_slots, 2, feature_width), -1, np.int32),
+            "cm_labels": np.full((cm_slots, width), -1, np.int32),
+            "cm_target": np.zeros((cm_slots, cells), np.float32),
+            "cm_weight": np.zeros((cm_slots, cells), np.float32),
             "lt_labels": np.zeros(lt_slots, np.int32),
             "lt_theta": np.zeros((lt_slots, n_numerical), np.float32),
             "lt_tau": np.zeros(lt_slots, np.float32),

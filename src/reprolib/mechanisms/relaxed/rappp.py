@@ -279,9 +279,7 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
             raise ValueError("categorical-marginal rounds need two non-target categorical "
                              f"attributes; the data has {features}")
         cm = ConditionalMarginals.all_pairs(layout, features)
-        sizes = cm.table_sizes()
-        classes["CM"] = _Class("CM", cm, cm.all_answers(real),
-                               np.arange(cm.cells.shape[1])[None] < sizes[:, None], 1)
+        classes["CM"] = _Class("CM", cm, cm.all_answers(real), cm.valid, 1)
         cm_rounds = min(cm_rounds, cm.count)
     if config.lt_rounds:
         if not data.domain.numerical:
@@ -298,7 +296,8 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
 
     n = data.records
     shares = split_budget(ledger.remaining_rho, [1.0] * len(schedule))
-    slots = empty_slots(cm_rounds, classes["CM"].true.shape[1] if "CM" in classes else 1,
+    cm_width = classes["CM"].queries.feature_width if "CM" in classes else 1  # type: ignore[union-attr]
+    slots = empty_slots(cm_rounds, cm_width,
                         config.lt_rounds * config.lt_per_round if "LT" in classes else 0, layout)
     rows = project(jnp.asarray(rng.random((config.n_synthetic, layout.width)), jnp.float32),
                    layout)
@@ -358,7 +357,8 @@ def _store(measured: dict[str, np.ndarray], cls: _Class, release: list[int],
     weight = cls.valid[release].astype(np.float32)
     if cls.name == "CM":
         assert isinstance(cls.queries, ConditionalMarginals)
-        measured["cm_cells"][slots] = cls.queries.cells[release]
+        measured["cm_features"][slots] = cls.queries.feature_columns[release]
+        measured["cm_labels"][slots] = cls.queries.label_columns[release]
         measured["cm_target"][slots], measured["cm_weight"][slots] = answers, weight
         return
     assert isinstance(cls.queries, LinearThresholds)
