@@ -296,7 +296,7 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
 
     n = data.records
     shares = split_budget(ledger.remaining_rho, [1.0] * len(schedule))
-    cm_width = classes["CM"].queries.feature_width if "CM" in classes else 1  # type: ignore[union-attr]
+    cm_width = classes["CM"].queries.feature_width if "CM" in classes else 1
     slots = empty_slots(cm_rounds, cm_width,
                         config.lt_rounds * config.lt_per_round if "LT" in classes else 0, layout)
     rows = project(jnp.asarray(rng.random((config.n_synthetic, layout.width)), jnp.float32),
