@@ -43,14 +43,14 @@ def test_the_multitask_set_has_25_categorical_columns_and_the_rules_8_numbers():
 
 
 def test_stand_in_targets_follow_their_rules(sdnist_root):
-    income = load_stand_in("income", "MA", sdnist_root)
+    income = load_stand_in("income", "ma2018", sdnist_root)
     raw = income.coding.decode(income.data)
     assert income.stand_in and income.data.targets == ("income",)
     assert "PINCP" not in income.data.domain.numerical  # the target's source is not a feature
-    worked = load_stand_in("worked", "MA", sdnist_root)
+    worked = load_stand_in("worked", "ma2018", sdnist_root)
     assert "INDP_CAT" not in worked.data.domain.categorical
     assert set(raw["income"]) <= {0, 1}
-    multitask = load_stand_in("multitask", "MA", sdnist_root)
+    multitask = load_stand_in("multitask", "ma2018", sdnist_root)
     assert multitask.data.targets == tuple(STAND_IN_TASKS["multitask"].targets)
     for source in ("PINCP", "INDP_CAT", "OWN_RENT", "MSP", "HISP"):
         assert source not in multitask.data.domain
@@ -59,14 +59,14 @@ def test_stand_in_targets_follow_their_rules(sdnist_root):
 def test_numbers_are_scaled_by_the_dictionarys_ranges(sdnist_root):
     bounds = sdnist_bounds(sdnist_root)
     assert bounds["AGEP"] == (0, 99) and bounds["POVPIP"][1] == 501
-    data = load_stand_in("hispanic", "TX", sdnist_root)
+    data = load_stand_in("hispanic", "tx2018", sdnist_root)
     assert not data.coding.bounds_from_data
     age = data.coding.decode(data.data)["AGEP"].to_numpy(float)
     np.testing.assert_allclose(data.data.column("AGEP"), age / 99)
 
 
 def test_the_split_keeps_four_fifths_and_changes_with_the_seed(sdnist_root):
-    data = load_stand_in("owner", "MA", sdnist_root).data
+    data = load_stand_in("owner", "ma2018", sdnist_root).data
     train, test = split(data, 0)
     assert train.records + test.records == data.records
     assert abs(train.records / data.records - 0.8) < 0.02

@@ -12,7 +12,12 @@ from reprolib.metrics._distances import (
     sliced_w1,
     unit_directions,
 )
-from reprolib.metrics._downstream import Task, downstream_error, downstream_ratio
+from reprolib.metrics._downstream import (
+    Task,
+    downstream_error,
+    downstream_ratio,
+    logistic_macro_f1,
+)
 from reprolib.metrics._queries import (
     CountingQueries,
     QuerySet,
@@ -42,6 +47,7 @@ __all__ = [
     "covariance_error",
     "downstream_error",
     "downstream_ratio",
+    "logistic_macro_f1",
     "marginal_l1_errors",
     "pair_grid",
     "relative_query_error",

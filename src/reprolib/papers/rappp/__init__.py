@@ -1,25 +1,55 @@
-"""RAP++ (Vietri et al.; NeurIPS 2022). Not re-run yet: its artifacts are listed as pending."""
+"""RAP++ (Vietri et al.; NeurIPS 2022): Tables 1-4 re-run; the figures are listed as pending."""
 
-from reprolib.experiments import PaperSpec, pending
+from reprolib.experiments import Artifact, Chapter, PaperSpec, pending
+from reprolib.papers.rappp.data import STAND_IN_TASKS, STAND_INS
+
+_EXPERIMENTS = "reprolib.papers.rappp.experiments"
+_TABLES = "notebooks/rappp/tables.py"
+
+
+def _stand_ins() -> dict[str, str]:
+    """Every stand-in dataset key (task/state) and what it is."""
+    return {f"{task}/{state}": f"SDNist {state} excerpt, {spec.title} "
+                               f"(stand-in for the paper's ACS tasks)"
+            for task, spec in STAND_IN_TASKS.items() for state in STAND_INS}
+
 
 SPEC = PaperSpec(
     key="rappp",
     title="RAP++ (Vietri, Archambeau, Aydore, Brown, Kearns, Roth, Siva, Tang, Wu; NeurIPS 2022)",
     caption="RAP++",
     order=30,
-    artifacts=pending("rappp", [
-        ("rappp-fig1", "Sigma annealing vs fixed sigma"),
-        ("rappp-fig2", "Mixed-marginal error, RAP++ vs PGM"),
-        ("rappp-fig3", "F1 vs runtime, hyper-parameter sensitivity"),
-        ("rappp-fig4", "Single-task ML, ACS-NY"),
-        ("rappp-fig5", "Multitask ML"),
-        ("rappp-fig6", "Sigma annealing on five datasets"),
-        ("rappp-fig7", "Categorical- and mixed-marginal error, all five tasks"),
-        ("rappp-fig8", "Single-task ML, all 25 datasets"),
-        ("rappp-fig9", "Multitask ML, five states"),
-        ("rappp-tab1", "Single-task ACS datasets"),
-        ("rappp-tab2", "Synthetic-data mechanisms compared"),
-        ("rappp-tab3", "Importance of numerical features"),
-        ("rappp-tab4", "Feature descriptions"),
-    ]),
+    artifacts=(
+        Artifact(id="rappp-tab1", paper="rappp", title="Single-task ACS datasets",
+                 notebook=_TABLES),
+        Artifact(id="rappp-tab2", paper="rappp", title="Synthetic-data mechanisms compared",
+                 notebook=_TABLES),
+        Artifact(id="rappp-tab3", paper="rappp", title="Importance of numerical features",
+                 notebook=_TABLES),
+        Artifact(id="rappp-tab4", paper="rappp", title="Feature descriptions",
+                 notebook=_TABLES),
+        *pending("rappp", [
+            ("rappp-fig1", "Sigma annealing vs fixed sigma"),
+            ("rappp-fig2", "Mixed-marginal error, RAP++ vs PGM"),
+            ("rappp-fig3", "F1 vs runtime, hyper-parameter sensitivity"),
+            ("rappp-fig4", "Single-task ML, ACS-NY"),
+            ("rappp-fig5", "Multitask ML"),
+            ("rappp-fig6", "Sigma annealing on five datasets"),
+            ("rappp-fig7", "Categorical- and mixed-marginal error, all five tasks"),
+            ("rappp-fig8", "Single-task ML, all 25 datasets"),
+            ("rappp-fig9", "Multitask ML, five states"),
+        ]),
+    ),
+    experiments={
+        "rappp-tab1": f"{_EXPERIMENTS}:DATASETS",
+        "rappp-tab2": f"{_EXPERIMENTS}:MECHANISMS",
+        "rappp-tab3": f"{_EXPERIMENTS}:IMPORTANCE",
+        "rappp-tab4": f"{_EXPERIMENTS}:FEATURES",
+    },
+    checks="reprolib.papers.rappp.checks:CHECKS",
+    chapters=(Chapter(file="book/rappp/index", sections=("book/rappp/privacy",)),),
+    no_data={"rappp-tab2": "the mechanisms' declared traits (no data)",
+             "rappp-tab4": "the paper's Table 4 with its task membership rebuilt (no data)"},
+    stand_ins=_stand_ins(),
+    stand_in_column="metric.stand_in",
 )

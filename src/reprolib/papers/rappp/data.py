@@ -59,7 +59,7 @@ PAPER_BOUNDS = {"AGEP": (0, 99), "WKHP": (0, 99), "PINCP": (-20_000, 2_000_000),
                 "PWGTP": (0, 9_999), "INTP": (-10_000, 1_000_000), "JWMNP": (0, 200),
                 "JWRIP": (0, 10), "SEMP": (-10_000, 1_000_000), "WAGP": (0, 1_000_000),
                 "POVPIP": (0, 501)}
-STAND_INS = {"US": "national2018", "MA": "ma2018", "TX": "tx2018"}
+STAND_INS = ("national2018", "ma2018", "tx2018")
 """Stand-in 'states': the SDNist 2018 excerpts (national sample, Massachusetts, Texas)."""
 SPLIT = 0.8  # train share (the paper's 80/20 split, redrawn for every seed as the code does)
 
@@ -177,7 +177,7 @@ class RapppData:
         data: the records (targets marked).
         coding: how raw values map to the codes and [0, 1] (and back).
         task: the task.
-        state: the state (paper) or the stand-in's key (``STAND_INS``).
+        state: the state (paper) or the stand-in excerpt (``STAND_INS``).
         stand_in: whether these are stand-in records rather than the paper's.
         source: the file the records came from.
     """
@@ -250,15 +250,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def load_stand_in(task: str, state: str = "US", root: Path | None = None) -> RapppData:
-    """The stand-in ``task`` on the SDNist excerpt ``STAND_INS[state]``."""
+def load_stand_in(task: str, state: str = "national2018", root: Path | None = None
+                  ) -> RapppData:
+    """The stand-in ``task`` on the SDNist excerpt ``state`` (one of ``STAND_INS``)."""
     if task not in STAND_IN_TASKS:
         raise ValueError(f"unknown stand-in task {task!r}; choose one of {list(STAND_IN_TASKS)}")
     if state not in STAND_INS:
         raise ValueError(f"unknown stand-in state {state!r}; choose one of {list(STAND_INS)}")
     root = Path(root) if root is not None else data_dir()
-    raw = load_dataset(f"sdnist/{STAND_INS[state]}", data_dir=root)
-    schema = json.loads((root / "sdnist-acs" / f"{STAND_INS[state]}.json").read_text())["schema"]
+    raw = load_dataset(f"sdnist/{state}", data_dir=root)
+    schema = json.loads((root / "sdnist-acs" / f"{state}.json").read_text())["schema"]
     spec = STAND_IN_TASKS[task]
     categories = {c: tuple(str(v) for v in schema[c]["values"]) for c in spec.categorical}
     frame = raw.frame.copy()
