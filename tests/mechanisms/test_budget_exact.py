@@ -21,7 +21,7 @@ from reprolib.queries import all_kway
 EPSILONS = (0.01, 0.1, 0.3, 1.0, 3.7, 10.0, 100.0)
 DELTAS = (1e-5, 1e-9)
 ATTRIBUTES = ("Survived", "Pclass", "Sex", "SibSp", "Embarked")
-CONFIGURABLE_RELATION = {"AIM", "MST"}  # the others fix their relation in their traits
+CONFIGURABLE_RELATION = {"AIM", "MST", "MWEM+PGM"}  # the others fix their relation in their traits
 ULPS = 4
 STRIDE = {"MST": 5, "MWEM+RP": 4, "PrivPGD": 2, "RAP++": 2, "RAP": 2}
 

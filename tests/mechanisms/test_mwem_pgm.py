@@ -86,7 +86,7 @@ def test_refuses_a_missing_workload(small_titanic):
 
 
 def test_traits_are_the_table_1_row():
-    traits = MWEMPGM.traits
+    traits = MWEMPGM().traits
     assert (traits.workload_aware, traits.data_aware, traits.budget_aware,
             traits.efficiency_aware) == (True, True, False, False)
 
@@ -106,3 +106,20 @@ def test_large_budget_recovers_the_measured_marginals(small_titanic):
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=field):
         MWEMPGMConfig(**{field: value})
+
+
+def test_replace_one_doubles_the_selection_and_widens_the_measurement_sensitivity(small_titanic):
+    """Under replace-one (RAP++'s comparison) a count marginal moves by 2 in L1 and sqrt(2) in
+    L2; the charges record those sensitivities and still sum to the budget."""
+    import dataclasses
+    import math
+
+    config = dataclasses.replace(FAST, relation=NeighbourRelation.REPLACE_ONE)
+    budget = PrivacyBudget(rho=0.5, relation=NeighbourRelation.REPLACE_ONE)
+    workload = Workload("pairs", [("Survived", "Sex"), ("Pclass", "Embarked")], [1.0, 1.0])
+    result = MWEMPGM(config).fit(small_titanic, budget, np.random.default_rng(0),
+                                 workload=workload)
+    sensitivities = {c.mechanism: c.details["sensitivity"] for c in result.ledger.charges}
+    assert sensitivities["exponential"] == 2.0
+    assert math.isclose(sensitivities["gaussian"], math.sqrt(2.0))
+    assert math.isclose(result.ledger.spent_rho, 0.5, rel_tol=1e-12)

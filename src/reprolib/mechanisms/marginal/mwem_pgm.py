@@ -66,6 +66,9 @@ class MWEMPGMConfig:
         step_rule: Private-PGM's line search; the default "backtracking-2022" is the 2022
             library's, which the AIM and PrivPGD papers ran, "mbi-2.0" mbi 2.0's
             (``reprolib.mechanisms.pgm._mirror_descent``).
+        relation: the neighbouring relation every sensitivity assumes: add/remove (the AIM
+            paper's) or replace-one (the RAP++ paper compares under it), where the selection's
+            L1 sensitivity is 2 and a marginal's L2 sensitivity sqrt(2).
     """
 
     rounds: int | None = None
@@ -73,6 +76,7 @@ class MWEMPGMConfig:
     pgm_iters: int = 1000
     max_model_size_mb: float | None = None
     step_rule: StepRule = "backtracking-2022"
+    relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
     def __post_init__(self) -> None:
         if self.rounds is not None and self.rounds < 1:
@@ -87,20 +91,25 @@ class MWEMPGMConfig:
 
 
 class MWEMPGM:
-    """MWEM+PGM (AIM paper, Algorithm 1); rho-zCDP under add/remove neighbours.
+    """MWEM+PGM (AIM paper, Algorithm 1); rho-zCDP under the config's neighbouring relation.
 
     Every round costs rho/T: selection with epsilon = sqrt(8 (1 - alpha) rho / T), costing
     epsilon^2/8 = (1 - alpha) rho/T, and measurement with sigma = sqrt(T / (2 alpha rho)),
     costing 1/(2 sigma^2) = alpha rho/T. The quality of workload marginal r is
-    q_r = ||M_r(D) - M_r(p_{t-1})||_1 - n_r (counts; n_r = number of cells), sensitivity 1.
+    q_r = ||M_r(D) - M_r(p_{t-1})||_1 - n_r (counts; n_r = number of cells), sensitivity 1
+    (add/remove; 2 under replace-one, where the measurements' sensitivity is sqrt(2)).
     """
 
     name = "MWEM+PGM"
-    traits = MechanismTraits(workload_aware=True, data_aware=True, budget_aware=False,
-                             efficiency_aware=False, relation=NeighbourRelation.ADD_REMOVE)
 
     def __init__(self, config: MWEMPGMConfig | None = None) -> None:
         self.config = config or MWEMPGMConfig()
+
+    @property
+    def traits(self) -> MechanismTraits:
+        """Table 1's four columns, and the neighbouring relation set in the config."""
+        return MechanismTraits(workload_aware=True, data_aware=True, budget_aware=False,
+                               efficiency_aware=False, relation=self.config.relation)
 
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:

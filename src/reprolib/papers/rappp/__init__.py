@@ -1,4 +1,4 @@
-"""RAP++ (Vietri et al.; NeurIPS 2022): Tables 1-4 re-run; the figures are listed as pending."""
+"""RAP++ (Vietri et al.; NeurIPS 2022): Tables 1-4 and Figures 1 and 6; the others pending."""
 
 from reprolib.experiments import Artifact, Chapter, PaperSpec, pending
 from reprolib.papers.rappp.data import STAND_IN_TASKS, STAND_INS
@@ -28,13 +28,19 @@ SPEC = PaperSpec(
                  notebook=_TABLES),
         Artifact(id="rappp-tab4", paper="rappp", title="Feature descriptions",
                  notebook=_TABLES),
+        Artifact(id="rappp-fig1", paper="rappp", title="Sigma annealing vs fixed sigma",
+                 notebook="notebooks/rappp/annealing.py", variant="fig1",
+                 parameters={"artifact": "rappp-fig1"},
+                 toc_title="Figure 1, annealing against fixed temperatures"),
+        Artifact(id="rappp-fig6", paper="rappp", title="Sigma annealing on five datasets",
+                 notebook="notebooks/rappp/annealing.py", variant="fig6",
+                 parameters={"artifact": "rappp-fig6"},
+                 toc_title="Figure 6, annealing on five datasets"),
         *pending("rappp", [
-            ("rappp-fig1", "Sigma annealing vs fixed sigma"),
             ("rappp-fig2", "Mixed-marginal error, RAP++ vs PGM"),
             ("rappp-fig3", "F1 vs runtime, hyper-parameter sensitivity"),
             ("rappp-fig4", "Single-task ML, ACS-NY"),
             ("rappp-fig5", "Multitask ML"),
-            ("rappp-fig6", "Sigma annealing on five datasets"),
             ("rappp-fig7", "Categorical- and mixed-marginal error, all five tasks"),
             ("rappp-fig8", "Single-task ML, all 25 datasets"),
             ("rappp-fig9", "Multitask ML, five states"),
@@ -45,6 +51,9 @@ SPEC = PaperSpec(
         "rappp-tab2": f"{_EXPERIMENTS}:MECHANISMS",
         "rappp-tab3": f"{_EXPERIMENTS}:IMPORTANCE",
         "rappp-tab4": f"{_EXPERIMENTS}:FEATURES",
+        "rappp-fig1": f"{_EXPERIMENTS}:ANNEALING_1",
+        "rappp-fig6": f"{_EXPERIMENTS}:ANNEALING_6",
+        "rappp-fig8": f"{_EXPERIMENTS}:SINGLE_TASK",
     },
     checks="reprolib.papers.rappp.checks:CHECKS",
     chapters=(Chapter(file="book/rappp/index", sections=("book/rappp/privacy",)),),

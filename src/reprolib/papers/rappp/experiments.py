@@ -14,6 +14,18 @@ from reprolib.experiments._experiment import Experiment, NoSettings, no_settings
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
 from reprolib.metrics import logistic_macro_f1
+from reprolib.papers.rappp.annealing import (
+    SETTINGS,
+    AnnealingSettings,
+    annealing_cells,
+    annealing_run,
+)
+from reprolib.papers.rappp.comparison import (
+    COMPARISON,
+    ComparisonSettings,
+    comparison_cells,
+    comparison_run,
+)
 from reprolib.papers.rappp.data import PAPER_TASKS, load_task, split
 from reprolib.papers.rappp.setup import PROFILES, Profile
 
@@ -105,3 +117,10 @@ MECHANISMS = Experiment(artifact="rappp-tab2", settings=NoSettings, defaults=no_
                         cells=_mechanism_cells, compute=_input_type)
 FEATURES = Experiment(artifact="rappp-tab4", settings=NoSettings, defaults=no_settings,
                       cells=_feature_cells, compute=_features)
+ANNEALING_1, ANNEALING_6 = (
+    Experiment(artifact=a, settings=AnnealingSettings, defaults=SETTINGS[a].__getitem__,
+               cells=annealing_cells(a), compute=annealing_run)
+    for a in ("rappp-fig1", "rappp-fig6"))
+SINGLE_TASK = Experiment(artifact="rappp-fig8", settings=ComparisonSettings,
+                         defaults=COMPARISON.__getitem__, cells=comparison_cells("rappp-fig8"),
+                         compute=comparison_run)

@@ -43,7 +43,8 @@ def mechanisms_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def importance_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Table 3 as re-run, per stand-in state: mean macro-F1 per target over the seeds without
-    and with the numerical columns, and the gain."""
+    and with the numerical columns, and the gain.
+    """
     rows = []
     for dataset, runs in frame.groupby("dataset"):
         gains = importance_gains(runs)
