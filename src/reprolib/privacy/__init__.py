@@ -19,22 +19,40 @@ from reprolib.privacy._neighbours import (
     marginal_l2_sensitivity,
 )
 from reprolib.privacy._rdp import gaussian_rdp, rdp_to_eps
+from reprolib.privacy._rdp_ledger import ORDERS, RdpBudget, RdpCharge, RdpLedger
 from reprolib.privacy._selection import (
     exponential_mechanism,
     exponential_mechanism_epsilon,
     exponential_mechanism_rho,
     gumbel_top_k,
 )
+from reprolib.privacy._slicing import (
+    SlicingCurve,
+    adjacency_distance,
+    poisson_amplified,
+    poisson_base,
+    projection_rdp,
+    slicing_epsilon,
+    slicing_rdp,
+    slicing_release,
+    slicing_sigma,
+)
 
 __all__ = [
     "BOUNDS",
     "GAUSSIAN_MEAN_ABS",
+    "ORDERS",
     "Bound",
     "BudgetExceededError",
     "Charge",
     "Ledger",
     "NeighbourRelation",
     "PrivacyBudget",
+    "RdpBudget",
+    "RdpCharge",
+    "RdpLedger",
+    "SlicingCurve",
+    "adjacency_distance",
     "cks_delta",
     "eps_to_rho",
     "exponential_mechanism",
@@ -47,7 +65,14 @@ __all__ = [
     "gumbel_top_k",
     "marginal_l1_sensitivity",
     "marginal_l2_sensitivity",
+    "poisson_amplified",
+    "poisson_base",
+    "projection_rdp",
     "rdp_to_eps",
     "rho_to_eps",
+    "slicing_epsilon",
+    "slicing_rdp",
+    "slicing_release",
+    "slicing_sigma",
     "split_budget",
 ]

@@ -1,0 +1,178 @@
+"""The slicing mechanism's privacy (Greenewald, Yu, Wang, Xu; NeurIPS 2024): its Rényi curves,
+the noise for an (epsilon, delta) target, Poisson amplification, and the release itself.
+
+The k-slicing mechanism (Definition 5) releases (U, XU + V): U (d x m') has N(0, 1/d) entries and
+is published, V (n x m') has N(0, sigma^2) entries, m' = m k projections in all. Two neighbouring
+datasets differ in one row, by an L2 distance of at most ``C`` (the paper's Definition 1 takes
+C = 1). The output is a zero-mean Gaussian whose covariance depends on X only through X X^T, and
+the Rényi divergence of order alpha between the outputs on neighbours is exactly
+
+    m' / (2 (alpha - 1)) * log(d sigma^2 / (d sigma^2 - (alpha^2 - alpha) c^2)),  c = ||x - x'||
+
+while (alpha^2 - alpha) c^2 < d sigma^2 (the paper's proof of Lemma 2, its Step 5), largest at
+c = C. ``"exact"`` is that curve. ``"lemma-2"`` is the paper's bound, from log(1 + t) >= t/(1+t):
+
+    m' alpha C^2 / (2 (d sigma^2 - (alpha^2 - alpha) C^2)),
+
+which with C = 1 is m' alpha / (2 sigma^2 (d - gamma)), gamma = (alpha^2 - alpha) / sigma^2
+(Lemma 2). Past the order where d sigma^2 = (alpha^2 - alpha) C^2 both are infinite. Theorem 1
+converts with Proposition 2 (Mironov's classic conversion) at the best order; we take the best
+order of :data:`reprolib.privacy._rdp_ledger.ORDERS`, which can only over-state epsilon.
+
+For comparison, Proposition 3: with U fixed and each block of k columns orthonormal, and U not
+random, XU + V is (alpha, alpha m C^2 / (2 sigma^2))-RDP (m = m' / k blocks).
+
+Neighbours: n, the number of rows, is part of the output, so the guarantee is about datasets of
+the same size that differ in one row (``REPLACE_ONE``); with rows of L2 norm at most ``r`` two
+such rows are at most C = 2r apart. The paper's remark that Definition 1 covers add/remove
+neighbours with rows of norm at most 1 treats a removed record as a zero row, which releases a row
+of pure noise in its place; we account that reading under ``ADD_REMOVE`` (C = r) and state it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+from reprolib.privacy import _validate
+from reprolib.privacy._neighbours import NeighbourRelation
+from reprolib.privacy._rdp import RdpConversion, rdp_to_eps
+from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
+
+SlicingCurve = Literal["lemma-2", "exact"]
+
+
+def adjacency_distance(row_norm: float, relation: NeighbourRelation) -> float:
+    """C, the largest L2 distance between the differing rows of neighbours whose rows have norm
+    at most ``row_norm``: 2 row_norm under replace-one, row_norm for a row against a zero row.
+    """
+    row_norm = _validate.positive("row_norm", row_norm)
+    return 2.0 * row_norm if relation is NeighbourRelation.REPLACE_ONE else row_norm
+
+
+def slicing_rdp(alpha: float | np.ndarray, sigma: float, *, dim: int, projections: int,
+                distance: float = 1.0, curve: SlicingCurve = "lemma-2") -> np.ndarray:
+    """The RDP of (U, XU + V) at order(s) ``alpha`` (inf where the bound does not hold).
+
+    Args:
+        alpha: Rényi orders > 1.
+        sigma: the noise's standard deviation.
+        dim: d, the data's columns.
+        projections: m' = m k, the columns of U.
+        distance: C, the largest L2 distance between neighbours' differing rows.
+        curve: ``"lemma-2"`` (the paper's bound) or ``"exact"`` (the exact divergence).
+    """
+    orders = np.atleast_1d(np.asarray(alpha, dtype=float))
+    if np.any(orders <= 1):
+        raise ValueError("Rényi orders must be > 1")
+    sigma = _validate.positive("sigma", sigma)
+    distance = _validate.positive("distance", distance)
+    _positive_int("dim", dim)
+    _positive_int("projections", projections)
+    scale, load = dim * sigma**2, (orders**2 - orders) * distance**2
+    valid = load < scale
+    out = np.full(orders.shape, np.inf)
+    if curve == "lemma-2":
+        out[valid] = projections * orders[valid] * distance**2 / (2.0 * (scale - load[valid]))
+    elif curve == "exact":
+        out[valid] = (-projections / (2.0 * (orders[valid] - 1.0))
+                      * np.log1p(-load[valid] / scale))
+    else:
+        raise ValueError(f"curve must be 'lemma-2' or 'exact', got {curve!r}")
+    return np.nextafter(out, np.inf)  # never below the value of the formula
+
+
+def projection_rdp(alpha: float | np.ndarray, sigma: float, *, blocks: int,
+                   distance: float = 1.0) -> np.ndarray:
+    """Proposition 3: RDP alpha m C^2 / (2 sigma^2) of XU + V with a fixed U of ``blocks`` = m
+    orthonormal k-column blocks (U not released: an adversary may have chosen it).
+    """
+    orders = np.atleast_1d(np.asarray(alpha, dtype=float))
+    sigma = _validate.positive("sigma", sigma)
+    _positive_int("blocks", blocks)
+    return orders * blocks * distance**2 / (2.0 * sigma**2)
+
+
+def slicing_epsilon(sigma: float, delta: float, *, dim: int, projections: int,
+                    distance: float = 1.0, curve: SlicingCurve = "lemma-2",
+                    conversion: RdpConversion = "classic") -> tuple[float, float]:
+    """(epsilon, the order attaining it): Theorem 1 (``"lemma-2"``, ``"classic"``) optimised over
+    the ledger's orders; ``curve="exact"`` uses the exact divergence instead of Lemma 2.
+    """
+    values = slicing_rdp(ORDERS, sigma, dim=dim, projections=projections, distance=distance,
+                         curve=curve)
+    finite = np.isfinite(values)
+    return rdp_to_eps(ORDERS[finite], values[finite], delta, conversion=conversion)
+
+
+def slicing_sigma(epsilon: float, delta: float, *, dim: int, projections: int,
+                  distance: float = 1.0, curve: SlicingCurve = "lemma-2",
+                  conversion: RdpConversion = "classic") -> float:
+    """The smallest sigma, to a relative 1e-10 and from above, at which the mechanism is
+    (epsilon, delta)-DP by :func:`slicing_epsilon` (which decreases in sigma).
+    """
+    epsilon = _validate.positive("epsilon", epsilon)
+
+    def spends(sigma: float) -> float:
+        return slicing_epsilon(sigma, delta, dim=dim, projections=projections,
+                               distance=distance, curve=curve, conversion=conversion)[0]
+
+    low = high = math.sqrt(projections / (dim * epsilon)) * distance  # the scale of the answer
+    while spends(high) > epsilon:
+        high *= 2.0
+    while spends(low) <= epsilon:
+        low /= 2.0
+    while high - low > 1e-10 * high:
+        middle = 0.5 * (low + high)
+        low, high = (low, middle) if spends(middle) <= epsilon else (middle, high)
+    return high
+
+
+def poisson_amplified(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
+    """(epsilon', delta') of an (epsilon, delta)-DP mechanism run on a Poisson sample of rate
+    ``rate`` (the paper's Lemma 1; Balle, Barthe, Gaboardi 2018, Thm. 8, add/remove neighbours):
+    epsilon' = log(1 + rate (e^epsilon - 1)), delta' = rate delta.
+    """
+    rate = _validate.probability("rate", rate)
+    epsilon = _validate.non_negative("epsilon", epsilon)
+    return math.log1p(rate * math.expm1(epsilon)), rate * delta
+
+
+def poisson_base(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
+    """The (epsilon, delta) before amplification that :func:`poisson_amplified` turns into the
+    given pair: epsilon_0 = log(1 + (e^epsilon - 1) / rate), delta_0 = delta / rate.
+    """
+    rate = _validate.probability("rate", rate)
+    epsilon = _validate.non_negative("epsilon", epsilon)
+    return math.log1p(math.expm1(epsilon) / rate), delta / rate
+
+
+def slicing_release(data: np.ndarray, *, projections: int, sigma: float, row_norm: float,
+                    rng: np.random.Generator, ledger: RdpLedger, label: str,
+                    curve: SlicingCurve = "lemma-2") -> tuple[np.ndarray, np.ndarray]:
+    """Release (U, XU + V) of Definition 5 after charging its RDP curve to ``ledger``.
+
+    Rows of ``data`` longer than ``row_norm`` (L2) are scaled down to it, record by record, so
+    the adjacency distance C follows from ``row_norm`` and the ledger's relation. The charge
+    comes first: if it does not fit the budget, BudgetExceededError is raised and nothing is
+    drawn or returned.
+    """
+    x = np.asarray(data, dtype=float)
+    if x.ndim != 2 or not np.all(np.isfinite(x)):
+        raise ValueError(f"data must be a finite (records x columns) array, got shape {x.shape}")
+    distance = adjacency_distance(row_norm, ledger.relation)
+    curve_values = slicing_rdp(ORDERS, sigma, dim=x.shape[1], projections=projections,
+                               distance=distance, curve=curve)
+    ledger.charge(curve_values, mechanism="slicing", label=label, sigma=sigma,
+                  projections=projections, dim=x.shape[1], distance=distance)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    x = x * np.minimum(1.0, row_norm / np.maximum(norms, np.finfo(float).tiny))
+    directions = rng.normal(0.0, 1.0 / math.sqrt(x.shape[1]), size=(x.shape[1], projections))
+    return directions, x @ directions + rng.normal(0.0, sigma, size=(x.shape[0], projections))
+
+
+def _positive_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
