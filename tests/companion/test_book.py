@@ -51,6 +51,14 @@ def test_math_is_vendored_and_proofs_are_boxed(built_book):
     assert html.count('class="proof proof admonition"') + html.count("Proof.") >= 5
 
 
+def test_the_slicing_proofs_are_boxed(built_book):
+    root, _ = built_book
+    html = (root / "_build" / "html" / "book" / "slicing" / "privacy.html").read_text()
+    assert html.count('class="proof theorem admonition"') >= 2
+    assert html.count('class="proof lemma admonition"') >= 2
+    assert html.count('class="proof proposition admonition"') >= 1
+
+
 def test_glued_numbers_and_figures_render(built_book):
     root, _ = built_book
     chapter = (root / "_build" / "html" / "book" / "privacy.html").read_text()

@@ -32,6 +32,7 @@ of pure noise in its place; we account that reading under ``ADD_REMOVE`` (C = r)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -113,13 +114,34 @@ def slicing_sigma(epsilon: float, delta: float, *, dim: int, projections: int,
     """The smallest sigma, to a relative 1e-10 and from above, at which the mechanism is
     (epsilon, delta)-DP by :func:`slicing_epsilon` (which decreases in sigma).
     """
+    return _smallest_sigma(
+        lambda sigma: slicing_epsilon(sigma, delta, dim=dim, projections=projections,
+                                      distance=distance, curve=curve, conversion=conversion)[0],
+        epsilon, start=math.sqrt(projections / (dim * epsilon)) * distance)
+
+
+def projection_epsilon(sigma: float, delta: float, *, blocks: int, distance: float = 1.0,
+                       conversion: RdpConversion = "classic") -> tuple[float, float]:
+    """(epsilon, the order attaining it) of Proposition 3's curve over the ledger's orders."""
+    return rdp_to_eps(ORDERS, projection_rdp(ORDERS, sigma, blocks=blocks, distance=distance),
+                      delta, conversion=conversion)
+
+
+def projection_sigma(epsilon: float, delta: float, *, blocks: int, distance: float = 1.0,
+                     conversion: RdpConversion = "classic") -> float:
+    """The smallest sigma, from above, at which Proposition 3's mechanism is (epsilon, delta)-DP."""
+    return _smallest_sigma(
+        lambda sigma: projection_epsilon(sigma, delta, blocks=blocks, distance=distance,
+                                         conversion=conversion)[0],
+        epsilon, start=math.sqrt(blocks / epsilon) * distance)
+
+
+def _smallest_sigma(spends: Callable[[float], float], epsilon: float, *, start: float) -> float:
+    """Bisection for the smallest sigma with spends(sigma) <= epsilon (spends decreases in
+    sigma), to a relative 1e-10; the returned sigma meets the target.
+    """
     epsilon = _validate.positive("epsilon", epsilon)
-
-    def spends(sigma: float) -> float:
-        return slicing_epsilon(sigma, delta, dim=dim, projections=projections,
-                               distance=distance, curve=curve, conversion=conversion)[0]
-
-    low = high = math.sqrt(projections / (dim * epsilon)) * distance  # the scale of the answer
+    low = high = start
     while spends(high) > epsilon:
         high *= 2.0
     while spends(low) <= epsilon:
@@ -132,7 +154,7 @@ def slicing_sigma(epsilon: float, delta: float, *, dim: int, projections: int,
 
 def poisson_amplified(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
     """(epsilon', delta') of an (epsilon, delta)-DP mechanism run on a Poisson sample of rate
-    ``rate`` (the paper's Lemma 1; Balle, Barthe, Gaboardi 2018, Thm. 8, add/remove neighbours):
+    ``rate`` (the paper's Lemma 1; Balle, Barthe, Gaboardi 2018, for add/remove neighbours):
     epsilon' = log(1 + rate (e^epsilon - 1)), delta' = rate delta.
     """
     rate = _validate.probability("rate", rate)
