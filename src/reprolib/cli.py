@@ -57,8 +57,32 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dry_run(args: argparse.Namespace) -> int:
+    from reprolib.experiments import plan_batch, summarise_plan
+
+    plan = plan_batch(args.paper, args.scale)
+    summary = summarise_plan(plan)
+    if summary.empty:
+        print(f"nothing to compute at scale {args.scale}: every cell is stored")
+        return 0
+    columns = list(summary.columns)
+    _print_table([columns] + [[f"{v:.2f}" if c == "hours" else str(int(v)) if c != "artifact"
+                               else str(v) for c, v in row.items()]
+                              for _, row in summary.iterrows()])
+    unknown = int((plan["basis"] == "none").sum())
+    print(f"\n{len(plan)} cell(s) to compute at scale {args.scale}, about "
+          f"{plan['seconds'].sum() / 3600.0:.2f} hours from recorded timings"
+          + (f", plus {unknown} cell(s) with nothing comparable recorded" if unknown else "")
+          + ". Bases: dataset = same mechanism and dataset, mechanism = same mechanism, "
+            "smaller scale = a lower bound, after its sources = listed once its inputs exist.")
+    return 0
+
+
 def _batch(args: argparse.Namespace) -> int:
     from tqdm import tqdm
+
+    if args.dry_run:
+        return _dry_run(args)
 
     from reprolib._notebooks import NotebookFailed, execute, plan_run
 
@@ -161,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--paper", choices=papers)
     batch.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
     batch.add_argument("--device", choices=DEVICES, default="auto")
+    batch.add_argument("--dry-run", action="store_true",
+                       help="list the cells the batch would compute and estimate their compute "
+                            "from recorded timings; run nothing")
     batch.set_defaults(handler=_batch)
 
     check = commands.add_parser("check", help="evaluate the reproduction checks; exit 1 if one fails")

@@ -14,6 +14,7 @@ from reprolib.experiments._checks import (
     regression_check,
     scorecard_frame,
 )
+from reprolib.experiments._cost import BASES, plan_batch, summarise_plan
 from reprolib.experiments._experiment import (
     CellsNotStored,
     Experiment,
@@ -53,6 +54,7 @@ def checks_of(paper: str | None = None) -> list[Check]:
 
 
 __all__ = [
+    "BASES",
     "COMPANION",
     "FAILING",
     "SCALES",
@@ -86,6 +88,7 @@ __all__ = [
     "get_experiment",
     "open_store",
     "pending",
+    "plan_batch",
     "prune_stores",
     "regression_check",
     "reproduction_status",
@@ -94,4 +97,5 @@ __all__ = [
     "scorecard_frame",
     "store_path",
     "stored_only",
+    "summarise_plan",
 ]
