@@ -80,3 +80,31 @@ def test_bad_arguments_raise_clear_errors():
     only_target = Dataset(data.frame[["y"]], Domain.from_dict({"y": 4}))
     with pytest.raises(ValueError, match="no attribute besides the target"):
         downstream_error(only_target, only_target, "y", "classification")
+
+
+def test_the_linear_models_score_does_not_read_the_global_generator(monkeypatch):
+    """liblinear shuffles coordinates; unseeded it draws from NumPy's global state, and where it
+    stops before converging (synthetic records often) the F1 then depends on process history."""
+    import sklearn.linear_model
+
+    from reprolib.data import Dataset, Domain, MixedDataset
+    from reprolib.metrics import logistic_macro_f1
+
+    seen = []
+    real = sklearn.linear_model.LogisticRegression
+
+    def spy(**settings):
+        seen.append(settings)
+        return real(**settings)
+
+    monkeypatch.setattr(sklearn.linear_model, "LogisticRegression", spy)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.integers(0, 3, 200), "y": rng.integers(0, 2, 200)})
+    data = MixedDataset(Dataset(frame, Domain.from_dict({"a": 3, "y": 2})), rng.random((200, 2)),
+                        ("u", "v"), targets=("y",))
+    scores = set()
+    for state in (1, 2):
+        np.random.seed(state)
+        scores.add(logistic_macro_f1(data, data, "y"))
+    assert len(scores) == 1
+    assert seen and all(isinstance(s.get("random_state"), int) for s in seen)
