@@ -78,11 +78,43 @@ def _dry_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _on_cluster(args: argparse.Namespace) -> int:
+    """Compute the batch's missing cells on a Dask cluster; the notebooks then read the store."""
+    from distributed import Client, LocalCluster
+
+    from reprolib.experiments import compute_on_cluster
+
+    artifacts = [a for key, spec in catalogue().papers.items()
+                 if args.paper is None or key == args.paper for a in spec.experiments]
+    if args.scheduler:
+        client = Client(args.scheduler)
+    else:
+        client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                                     processes=True, dashboard_address=":0"))
+    with client:
+        print(f"Dask: {len(client.scheduler_info()['workers'])} worker(s); dashboard "
+              f"{client.dashboard_link}", file=sys.stderr)
+        failures = compute_on_cluster(client, artifacts, args.scale, device=args.device)
+        if not args.scheduler:
+            client.cluster.close()
+    for failure in failures:
+        print(f"FAIL  {failure}", file=sys.stderr)
+    if failures:
+        print(f"error: {len(failures)} cell(s) failed; the others are stored; run the same "
+              "command again to retry them", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _batch(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     if args.dry_run:
         return _dry_run(args)
+    if args.workers or args.scheduler:
+        status = _on_cluster(args)
+        if status:
+            return status
 
     from reprolib._notebooks import NotebookFailed, execute, plan_run
 
@@ -185,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--paper", choices=papers)
     batch.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
     batch.add_argument("--device", choices=DEVICES, default="auto")
+    cluster = batch.add_mutually_exclusive_group()
+    cluster.add_argument("--workers", type=int, default=0, metavar="N",
+                         help="compute the grids on a local Dask cluster of N processes first")
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="compute the grids on the Dask cluster at ADDRESS first")
     batch.add_argument("--dry-run", action="store_true",
                        help="list the cells the batch would compute and estimate their compute "
                             "from recorded timings; run nothing")

@@ -15,6 +15,7 @@ from reprolib.experiments._checks import (
     scorecard_frame,
 )
 from reprolib.experiments._cost import BASES, plan_batch, summarise_plan
+from reprolib.experiments._distributed import compute_cell, compute_on_cluster
 from reprolib.experiments._experiment import (
     CellsNotStored,
     Experiment,
@@ -82,6 +83,8 @@ __all__ = [
     "check_scale",
     "checks_of",
     "collect_provenance",
+    "compute_cell",
+    "compute_on_cluster",
     "compute_summary",
     "evaluate_checks",
     "get_artifact",
