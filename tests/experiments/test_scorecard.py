@@ -186,5 +186,5 @@ def test_the_installed_papers_say_what_their_small_profiles_cover():
     assert papers.paper("preliminaries").paper_covers_design
     assert not papers.paper("aim").paper_covers_design
     assert not papers.paper("rappp").small_covers_design
-    assert reproduction_status(papers, papers.artifact("rappp-fig9")) == (
+    assert reproduction_status(papers, papers.artifact("slicing-fig1")) == (
         "not re-run", "no notebook yet")

@@ -1,5 +1,6 @@
 """Fixtures of the check tests: a scratch copy of the committed results, and a way to falsify it."""
 
+import json
 import shutil
 
 import pyarrow as pa
@@ -28,3 +29,22 @@ def tamper():
             table.schema.metadata), path)
 
     return rewrite
+
+
+@pytest.fixture
+def metrics_changed():
+    """``metrics_changed(change)``: a frame rewrite for ``tamper`` that applies
+    ``change(metrics, row)`` to every row's metrics."""
+
+    def changed(change):
+        def rewrite(frame):
+            metrics = []
+            for _, row in frame.iterrows():
+                values = json.loads(row["metrics_json"])
+                change(values, row)
+                metrics.append(json.dumps(values))
+            return frame.assign(metrics_json=metrics)
+
+        return rewrite
+
+    return changed

@@ -1,6 +1,5 @@
 """PrivPGD checks: they hold on the committed results and fail when a recorded number is wrong."""
 
-import json
 import shutil
 
 from reprolib._paths import repo_root
@@ -15,20 +14,6 @@ def _statuses(root):
     return dict(zip(card["check"], card["status"], strict=False))
 
 
-def _metrics_changed(change):
-    """A frame rewrite applying ``change(metrics, row)`` to every row's metrics."""
-
-    def rewrite(frame):
-        metrics = []
-        for _, row in frame.iterrows():
-            values = json.loads(row["metrics_json"])
-            change(values, row)
-            metrics.append(json.dumps(values))
-        return frame.assign(metrics_json=metrics)
-
-    return rewrite
-
-
 def test_committed_results_fail_no_privpgd_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) <= {"pass", "not-applicable", "deviation"}, statuses
@@ -40,85 +25,86 @@ def test_committed_results_fail_no_privpgd_check():
     assert statuses["privpgd-band-eps2.5"] == statuses["privpgd-data-sizes"] == "not-applicable"
 
 
-def test_an_overspent_run_fails_the_budget_check(copy_of_results, tamper):
+def test_an_overspent_run_fails_the_budget_check(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         if row["mechanism"] == "PGM+AIM":
             values["spent_rho"] *= 1.001
 
-    tamper(copy_of_results, "privpgd-fig4", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig4", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-budget"] == "fail"
 
 
-def test_add_remove_accounting_fails_the_budget_check(copy_of_results, tamper):
+def test_add_remove_accounting_fails_the_budget_check(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         values["relation"] = "add-remove"
 
-    tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig3", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-budget"] == "fail"
 
 
-def test_real_data_of_the_wrong_size_fails_and_bands_apply(copy_of_results, tamper):
+def test_real_data_of_the_wrong_size_fails_and_bands_apply(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         values["substituted"] = False
 
-    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
     statuses = _statuses(copy_of_results)
     assert statuses["privpgd-data-sizes"] == "fail"  # stand-ins do not have the paper's (n, d)
     assert statuses["privpgd-band-eps2.5"] in {"pass", "fail"}
 
 
-def test_claims_fail_when_privpgd_loses(copy_of_results, tamper):
+def test_claims_fail_when_privpgd_loses(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         if row["mechanism"] == "PrivPGD":
             for metric in ("sw1", "covariance_error", "counting_error", "thresholding_error"):
                 values[metric] *= 100.0
 
-    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
     statuses = _statuses(copy_of_results)
     assert statuses["privpgd-lowest-sw1"] == "deviation"  # documented: it keeps failing
     assert statuses["privpgd-sw1-not-tv"] == "fail"
     assert statuses["privpgd-beats-mst"] == "fail"
 
 
-def test_a_flat_protected_error_fails_the_constraint_claim(copy_of_results, tamper):
+def test_a_flat_protected_error_fails_the_constraint_claim(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         values["protected_abs_error"] = 0.1
 
-    tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig3", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-protected-query"] == "fail"
 
 
-def test_a_documented_deviation_that_stops_failing_turns_into_a_failure(copy_of_results, tamper):
+def test_a_documented_deviation_that_stops_failing_turns_into_a_failure(copy_of_results, tamper, metrics_changed):
     def change(values, row):  # every lambda as good as lambda = 0: the claim would now hold
         for metric in ("downstream_error", "counting_abs_error", "thresholding_abs_error"):
             values[metric] = 0.1
 
-    tamper(copy_of_results, "privpgd-fig3", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig3", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-constraint-keeps-utility"] == "fail"
 
 
-def test_worse_downstream_fails_the_downstream_claim(copy_of_results, tamper):
+def test_worse_downstream_fails_the_downstream_claim(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         if row["mechanism"] == "PrivPGD":
             values["downstream_error"] = 1.0
 
-    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-downstream"] == "fail"
 
 
 def test_the_edge_deviation_goes_stale_when_privpgd_leads_more_at_large_epsilon(
-        copy_of_results, tamper):
+        copy_of_results, tamper, metrics_changed):
     def change(values, row):
         if row["mechanism"] != "PrivPGD":
             for metric in ("downstream_error", "covariance_error", "counting_error",
                            "thresholding_error", "sw1", "l1"):
                 values[metric] *= 100.0
 
-    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-edge-shrinks"] == "fail"
 
 
-def test_bands_compare_with_the_tables_where_the_paper_data_ran(copy_of_results, tamper):
+def test_bands_compare_with_the_tables_where_the_paper_data_ran(copy_of_results, tamper,
+                                                                metrics_changed):
     def real_and_as_printed(values, row):  # as if the paper's data ran and matched Table 1
         values["substituted"] = False
         if row["mechanism"] == "PrivPGD":
@@ -134,15 +120,15 @@ def test_bands_compare_with_the_tables_where_the_paper_data_ran(copy_of_results,
         shutil.rmtree(only_income, ignore_errors=True)
         shutil.copytree(copy_of_results, only_income)
         tamper(only_income, "privpgd-fig1", "small",
-               lambda frame, change=change: _metrics_changed(change)(
+               lambda frame, change=change: metrics_changed(change)(
                    frame[frame["dataset"] == "income"]))
         assert _statuses(only_income)["privpgd-band-eps2.5"] == expected
 
 
-def test_the_lowest_sw1_deviation_goes_stale_when_privpgd_leads(copy_of_results, tamper):
+def test_the_lowest_sw1_deviation_goes_stale_when_privpgd_leads(copy_of_results, tamper, metrics_changed):
     def change(values, row):
         if row["mechanism"] == "PrivPGD":
             values["sw1"] *= 0.01
 
-    tamper(copy_of_results, "privpgd-fig1", "small", _metrics_changed(change))
+    tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-lowest-sw1"] == "fail"

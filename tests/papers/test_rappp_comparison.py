@@ -1,14 +1,25 @@
-"""The comparison grid of Figures 2, 4, 7 and 8: its cells, its scores and PGM on bins."""
+"""The comparison grids (Figures 2-5 and 7-9) and Figure 3's sweep: cells, scores, PGM on bins,
+what each run records."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from reprolib.data import Dataset, Domain, MixedDataset
+from reprolib.experiments._store import Cell
 from reprolib.papers.rappp.comparison import (
     COMPARISON,
+    MULTITASK,
     ORIGINAL,
+    SENSITIVITY,
+    SENSITIVITY_DESIGN,
     comparison_cells,
+    comparison_run,
+    design,
+    mechanism_config,
+    pending_datasets,
     query_errors,
+    sensitivity_cells,
     synthesise,
 )
 
@@ -43,6 +54,59 @@ def test_the_scores_are_zero_on_the_data_itself_and_positive_elsewhere():
 def test_pgm_releases_bin_centres_in_the_datas_domain():
     data = _data()
     params = {"bins": 4, "pgm_iters": 5, "bound": "bun-steinke"}
-    synthetic = synthesise("PGM", data, 1.0, 0, params)
+    synthetic = synthesise("PGM", data, 1.0, 0, params).synthetic
     assert synthetic.domain == data.domain
     assert np.isin(np.round(synthetic.numerical * 8, 9), [1, 3, 5, 7]).all()
+
+
+def test_figure_3_sweeps_pgms_bins_and_rappps_threshold_rounds():
+    settings = SENSITIVITY["small"]
+    settings = type(settings)(**{**settings.__dict__, "datasets": SENSITIVITY_DESIGN[:1]})
+    cells = sensitivity_cells("small", settings)
+    per_setting = len(settings.epsilons) * settings.trials
+    pgm = [c for c in cells if c.mechanism == "PGM"]
+    rappp = [c for c in cells if c.mechanism == "RAP++"]
+    assert sorted({c.params["bins"] for c in pgm}) == [10, 20, 50, 100]  # the paper's sweep
+    assert sorted({c.params["lt_rounds"] for c in rappp}) == [10, 30, 50, 70]
+    assert len(pgm) == len(rappp) == 4 * per_setting
+    assert all("lt_rounds" not in c.params for c in pgm)
+    assert {c.epsilon for c in cells if c.mechanism != ORIGINAL} == {0.15, 1.0}
+    assert len([c for c in cells if c.mechanism == ORIGINAL]) == settings.trials
+
+
+def test_figure_8_and_9_cells_leave_t_lt_at_the_mechanisms_default():
+    for grid, artifact in ((COMPARISON, "rappp-fig8"), (MULTITASK, "rappp-fig9")):
+        cells = comparison_cells(artifact)("smoke", grid["smoke"])
+        assert all("lt_rounds" not in c.params for c in cells)
+
+
+def test_each_mechanism_gets_only_its_own_settings():
+    params = {"n_synthetic": 10, "max_steps": 5, "lt_queries": 7, "bins": 4, "pgm_iters": 3,
+              "mm_queries": 9, "bound": "cks", "lt_rounds": 2}
+    assert mechanism_config("RAP++", params) == {"n_synthetic": 10, "max_steps": 5,
+                                                 "lt_queries": 7, "lt_rounds": 2}
+    assert mechanism_config("RAP", params) == {"n_synthetic": 10, "max_steps": 5, "bins": 4}
+    assert mechanism_config("PGM", params) == {"pgm_iters": 3}
+
+
+def test_the_design_lists_every_task_and_state_and_what_is_still_to_run():
+    assert len(design("small")) == 15 and len(design("paper")) == 25
+    assert design("paper", multitask=True) == tuple(f"multitask/{s}"
+                                                    for s in ("CA", "NY", "TX", "FL", "PA"))
+    pending = pending_datasets("rappp-fig8", "small")
+    assert set(pending) | set(COMPARISON["small"].datasets) == set(design("small"))
+    assert not set(pending) & set(COMPARISON["small"].datasets)
+    assert pending_datasets("rappp-fig5", "paper") == ()  # the paper grid lists every state
+    assert pending_datasets("rappp-fig3", "smoke") == ()
+    assert set(pending_datasets("rappp-fig3", "small")) <= set(SENSITIVITY_DESIGN)
+
+
+def test_a_run_records_its_ledger_at_delta_one_over_n_squared():
+    cell = Cell(artifact="rappp-fig8", mechanism="PGM", dataset="income/ma2018", epsilon=0.5,
+                delta=None, seed=0, params={"bins": 3, "pgm_iters": 2, "mm_queries": 50,
+                                            "bound": "bun-steinke"})
+    metrics = comparison_run(cell, "cpu")
+    assert metrics["spent_rho"] == pytest.approx(metrics["budget_rho"], rel=1e-12)
+    assert metrics["delta"] == 1.0 / metrics["train_records"] ** 2
+    assert metrics["relation"] == "replace-one"
+    assert 0 <= metrics["f1.income"] <= 1

@@ -17,8 +17,15 @@ def new_figure(ncols: int = 1, *, width: float = 4.2, height: float = 3.2):
     The figure is detached from pyplot at once, so a notebook shows it exactly once: where it is
     displayed or glued, never again by the inline backend at the end of the cell.
     """
-    with plt.rc_context({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3}):
-        fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False,
-                                 layout="constrained")
-    plt.close(fig)
+    fig, axes = new_grid(1, ncols, width=width, height=height)
     return fig, axes[0]
+
+
+def new_grid(nrows: int, ncols: int, *, width: float = 4.2, height: float = 3.2,
+             sharey: str | bool = False):
+    """A figure with ``nrows`` x ``ncols`` panels (a 2-D array of axes), as :func:`new_figure`."""
+    with plt.rc_context({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3}):
+        fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
+                                 squeeze=False, layout="constrained", sharey=sharey)
+    plt.close(fig)
+    return fig, axes

@@ -1,10 +1,12 @@
-"""RAP++ (Vietri et al.; NeurIPS 2022): Tables 1-4 and Figures 1 and 6; the others pending."""
+"""RAP++ (Vietri et al.; NeurIPS 2022): Tables 1-4 and Figures 1-9."""
 
-from reprolib.experiments import Artifact, Chapter, PaperSpec, pending
+from reprolib.experiments import Artifact, Chapter, PaperSpec
 from reprolib.papers.rappp.data import STAND_IN_TASKS, STAND_INS
 
 _EXPERIMENTS = "reprolib.papers.rappp.experiments"
 _TABLES = "notebooks/rappp/tables.py"
+_ERRORS = "notebooks/rappp/query_errors.py"
+_LEARNING = "notebooks/rappp/learning.py"
 
 
 def _stand_ins() -> dict[str, str]:
@@ -32,19 +34,32 @@ SPEC = PaperSpec(
                  notebook="notebooks/rappp/annealing.py", variant="fig1",
                  parameters={"artifact": "rappp-fig1"},
                  toc_title="Figure 1, annealing against fixed temperatures"),
+        Artifact(id="rappp-fig2", paper="rappp", title="Mixed-marginal error, RAP++ vs PGM",
+                 notebook=_ERRORS, variant="fig2", parameters={"artifact": "rappp-fig2"},
+                 results_of="rappp-fig8", toc_title="Figure 2, mixed-marginal error"),
+        Artifact(id="rappp-fig3", paper="rappp", title="F1 vs runtime, hyper-parameter sensitivity",
+                 notebook="notebooks/rappp/sensitivity.py",
+                 toc_title="Figure 3, F1 against runtime"),
+        Artifact(id="rappp-fig4", paper="rappp", title="Single-task ML, ACS-NY",
+                 notebook=_LEARNING, variant="fig4", parameters={"artifact": "rappp-fig4"},
+                 results_of="rappp-fig8", toc_title="Figure 4, single-task F1 in one state"),
+        Artifact(id="rappp-fig5", paper="rappp", title="Multitask ML",
+                 notebook=_LEARNING, variant="fig5", parameters={"artifact": "rappp-fig5"},
+                 results_of="rappp-fig9", toc_title="Figure 5, multitask F1 in one state"),
         Artifact(id="rappp-fig6", paper="rappp", title="Sigma annealing on five datasets",
                  notebook="notebooks/rappp/annealing.py", variant="fig6",
                  parameters={"artifact": "rappp-fig6"},
                  toc_title="Figure 6, annealing on five datasets"),
-        *pending("rappp", [
-            ("rappp-fig2", "Mixed-marginal error, RAP++ vs PGM"),
-            ("rappp-fig3", "F1 vs runtime, hyper-parameter sensitivity"),
-            ("rappp-fig4", "Single-task ML, ACS-NY"),
-            ("rappp-fig5", "Multitask ML"),
-            ("rappp-fig7", "Categorical- and mixed-marginal error, all five tasks"),
-            ("rappp-fig8", "Single-task ML, all 25 datasets"),
-            ("rappp-fig9", "Multitask ML, five states"),
-        ]),
+        Artifact(id="rappp-fig7", paper="rappp",
+                 title="Categorical- and mixed-marginal error, all five tasks",
+                 notebook=_ERRORS, variant="fig7", parameters={"artifact": "rappp-fig7"},
+                 results_of="rappp-fig8", toc_title="Figure 7, both query errors"),
+        Artifact(id="rappp-fig8", paper="rappp", title="Single-task ML, all 25 datasets",
+                 notebook=_LEARNING, variant="fig8", parameters={"artifact": "rappp-fig8"},
+                 toc_title="Figure 8, single-task F1 in every state"),
+        Artifact(id="rappp-fig9", paper="rappp", title="Multitask ML, five states",
+                 notebook=_LEARNING, variant="fig9", parameters={"artifact": "rappp-fig9"},
+                 toc_title="Figure 9, multitask F1 in every state"),
     ),
     experiments={
         "rappp-tab1": f"{_EXPERIMENTS}:DATASETS",
@@ -54,6 +69,8 @@ SPEC = PaperSpec(
         "rappp-fig1": f"{_EXPERIMENTS}:ANNEALING_1",
         "rappp-fig6": f"{_EXPERIMENTS}:ANNEALING_6",
         "rappp-fig8": f"{_EXPERIMENTS}:SINGLE_TASK",
+        "rappp-fig9": f"{_EXPERIMENTS}:MULTI_TASK",
+        "rappp-fig3": f"{_EXPERIMENTS}:SENSITIVITY_SWEEP",
     },
     checks="reprolib.papers.rappp.checks:CHECKS",
     chapters=(Chapter(file="book/rappp/index", sections=("book/rappp/privacy",)),),

@@ -1,4 +1,4 @@
-"""The RAP++ checks of what is re-run so far: Tables 1-4.
+"""The RAP++ checks: Tables 1-4, the annealing study, the comparison figures and Figure 3.
 
 Table 1's feature counts are exact facts about the rebuilt Table 4; its row counts are exact
 only where the paper's ACS files ran (not offline, where the stand-ins' rows are counted
@@ -13,8 +13,10 @@ import pandas as pd
 
 from reprolib.experiments._checks import Check, CheckContext, Outcome, regression_check
 from reprolib.papers.rappp.annealing import ANNEALED, FIXED
+from reprolib.papers.rappp.comparison import ORIGINAL, focus_state
 from reprolib.papers.rappp.figures import annealing_summary
 from reprolib.papers.rappp.reported import TABLE_1
+from reprolib.papers.rappp.summaries import error_summary, f1_summary, sensitivity_summary
 
 PAPER_TABLE_2 = {"PGM": "Categorical", "DP-MERF": "Numerical", "DP-CTGAN": "Mixed-Type",
                  "RAP": "Categorical", "RAP++": "Mixed-Type"}
@@ -175,3 +177,246 @@ def _annealing_checks(scale: str) -> list[Check]:
 CHECKS += [*_annealing_checks("small"),
            regression_check("rappp-fig1", ["max_error", "mean_error"], rtol=1e-5,
                             data="SDNist Massachusetts 2018, income stand-in (exact answers)")]
+
+
+# ---- the comparison figures (2-5, 7-9) and Figure 3's sweep ----
+
+COMPARISON_DATA = "SDNist 2018 excerpts standing in for the paper's states (single-task stand-ins)"
+SO_FAR = ("on the one single-task stand-in whose small grid is complete (income, Massachusetts "
+          "2018), at reduced compute (500 relaxed rows, 500 steps a pass, 20,000 thresholds; PGM "
+          "100 Private-PGM iterations a round); the other 14 are still to run")
+F1_TOLERANCE = 0.05  # "not much worse": at most this much macro-F1 below the best other mechanism
+CM_FACTOR_LOG2 = 0.5  # "comparable": RAP++'s CM error within 2^0.5 of PGM's, on average
+
+
+def _means(summary: pd.DataFrame, index: list[str]) -> pd.DataFrame:
+    """Mechanisms as columns of the summary's means."""
+    return summary.pivot_table(index=index, columns="mechanism", values="mean")
+
+
+def _ledger(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
+    runs = ctx.results(artifact, scale)
+    runs = runs[runs["mechanism"] != ORIGINAL]
+    exact = np.isclose(runs["metric.spent_rho"], runs["metric.budget_rho"], rtol=1e-9, atol=0)
+    delta = np.isclose(runs["metric.delta"], 1.0 / runs["metric.train_records"] ** 2,
+                       rtol=1e-12, atol=0)
+    bounded = runs["metric.relation"] == "replace-one"
+    bad = runs.loc[~(exact & delta & bounded), ["mechanism", "dataset", "epsilon", "seed"]]
+    return Outcome("pass" if bad.empty and len(runs) else "fail",
+                   f"{len(runs) - len(bad)}/{len(runs)} runs spent exactly their rho at "
+                   "delta = 1/n^2 under replace-one"
+                   + (f"; not: {bad.to_dict('records')[:3]}" if len(bad) else ""),
+                   "every private run: spent rho = budget rho (rel. 1e-9), delta = 1/n^2 (n the "
+                   "training records), replace-one neighbours")
+
+
+def _ledger_checks(scale: str) -> list[Check]:
+    return [Check(id=f"{artifact}-ledger-{scale}", artifact=artifact, kind="exact", scale=scale,
+                  data=STAND_INS if artifact == "rappp-fig9" else COMPARISON_DATA,
+                  description="each recorded run of RAP++, RAP and PGM spent its whole budget, "
+                              "no more, at the paper's delta and neighbouring relation",
+                  evaluate=lambda ctx, a=artifact: _ledger(ctx, a, scale))
+            for artifact in ("rappp-fig8", "rappp-fig9", "rappp-fig3")]
+
+
+def _mm_below_pgm(ctx: CheckContext, scale: str) -> Outcome:
+    means = _means(error_summary(ctx.results("rappp-fig8", scale), "mm_mean_error"),
+                   ["task", "epsilon"])
+    above = means[means["RAP++"] >= means["PGM"]]
+    return Outcome("pass" if above.empty else "fail",
+                   f"RAP++ below PGM at {len(means) - len(above)}/{len(means)} (task, ε)" +
+                   ("; not at " + ", ".join(f"{t} ε={e:g} ({r['RAP++']:.4f} vs {r['PGM']:.4f})"
+                                           for (t, e), r in above.iterrows())
+                    if len(above) else ""),
+                   "RAP++'s mean MM error below PGM's for every task and ε (means over states "
+                   "and seeds)")
+
+
+def _mm_gap_widest_at_small_epsilon(ctx: CheckContext, scale: str) -> Outcome:
+    means = _means(error_summary(ctx.results("rappp-fig8", scale), "mm_mean_error"),
+                   ["task", "epsilon"])
+    ratio = np.log2(means["PGM"] / means["RAP++"]).groupby("epsilon").mean()
+    smallest, largest = ratio.index.min(), ratio.index.max()
+    return Outcome("pass" if ratio[smallest] > ratio[largest] else "fail",
+                   f"mean log2(PGM / RAP++) MM error over tasks: {ratio[smallest]:+.2f} at "
+                   f"ε={smallest:g}, {ratio[largest]:+.2f} at ε={largest:g}",
+                   "RAP++'s relative advantage on MM largest at the smallest ε (larger than at "
+                   "the largest ε)")
+
+
+def _cm_comparable(ctx: CheckContext, scale: str) -> Outcome:
+    means = _means(error_summary(ctx.results("rappp-fig8", scale), "cm_mean_error"),
+                   ["task", "epsilon"])
+    ratio = np.log2(means["RAP++"] / means["PGM"])
+    return Outcome("pass" if abs(ratio.mean()) <= CM_FACTOR_LOG2 else "fail",
+                   f"mean log2(RAP++ / PGM) CM error {ratio.mean():+.2f} over {len(ratio)} "
+                   f"(task, ε), from {ratio.min():+.2f} to {ratio.max():+.2f}",
+                   f"RAP++'s CM error within a factor 2^{CM_FACTOR_LOG2:g} of PGM's on average "
+                   "(mean of log2 ratios over tasks and ε)")
+
+
+def _f1_means(ctx: CheckContext, artifact: str, scale: str, states: tuple[str, ...] | None
+              ) -> pd.DataFrame:
+    frame = ctx.results(artifact, scale)
+    if states is not None:
+        frame = frame[frame["dataset"].str.split("/").str[1].isin(states)]
+    summary = f1_summary(frame, by_state=False)
+    return _means(summary[summary["mechanism"] != ORIGINAL], ["target", "epsilon"])
+
+
+def _rappp_best(means: pd.DataFrame, tolerance: float, what: str) -> Outcome:
+    """RAP++'s mean F1 at least every other mechanism's minus ``tolerance`` at every row."""
+    others = means.drop(columns="RAP++")
+    short = means["RAP++"] - others.max(axis=1)
+    misses = short[short < -tolerance]
+    return Outcome("pass" if misses.empty else "fail",
+                   f"RAP++ within {tolerance:g} of the best at {len(short) - len(misses)}/"
+                   f"{len(short)} (target, ε)" + (
+                       "; behind at " + ", ".join(
+                           f"{t} ε={e:g} by {-v:.3f} ({others.loc[(t, e)].idxmax()})"
+                           for (t, e), v in misses.items()) if len(misses) else ""), what)
+
+
+def _single_task_claims(scale: str) -> list[Check]:
+    state = focus_state(scale)
+    return [
+        Check(id=f"rappp-fig2-mm-below-pgm-{scale}", artifact="rappp-fig2", kind="claim",
+              scale=scale, data=COMPARISON_DATA,
+              description="RAP++ answers mixed marginals better than PGM at every ε (Figure 2: "
+                          "'consistently achieves lower error')",
+              deviation=("RAP++'s mixed-marginal error is above PGM's at the smallest epsilon (0.07) and below it from 0.15 on, " + SO_FAR),
+              evaluate=lambda ctx: _mm_below_pgm(ctx, scale)),
+        Check(id=f"rappp-fig2-mm-gap-{scale}", artifact="rappp-fig2", kind="claim",
+              scale=scale, data=COMPARISON_DATA,
+              description="RAP++'s advantage on mixed marginals is largest at small ε (Figure 2: "
+                          "'especially at small ε')",
+              deviation=("RAP++'s relative advantage on mixed marginals grows with epsilon instead of shrinking: PGM's bins cost it little where the noise dominates, " + SO_FAR),
+              evaluate=lambda ctx: _mm_gap_widest_at_small_epsilon(ctx, scale)),
+        Check(id=f"rappp-fig7-cm-comparable-{scale}", artifact="rappp-fig7", kind="claim",
+              scale=scale, data=COMPARISON_DATA,
+              description="RAP++ and PGM answer categorical marginals comparably (Figure 7)",
+              deviation=("RAP++'s categorical-marginal error is 1.3 to 2 times PGM's at every epsilon, " + SO_FAR),
+              evaluate=lambda ctx: _cm_comparable(ctx, scale)),
+        Check(id=f"rappp-fig4-best-{scale}", artifact="rappp-fig4", kind="claim", scale=scale,
+              data=f"{COMPARISON_DATA}; {state} for the paper's New York",
+              description="on one state RAP++ has the best F1 on every task and ε (Figure 4: "
+                          "'clearly outperforms every other benchmark')",
+              deviation=("PGM's F1 is above RAP++'s from epsilon 0.52 on (by 0.03 at 0.52, by under 0.005 at 0.74 and 1, the size of the evaluation's own jitter before it was seeded), " + SO_FAR),
+              evaluate=lambda ctx: _rappp_best(
+                  _f1_means(ctx, "rappp-fig4", scale, (state,)), 0.0,
+                  "RAP++'s mean F1 at least every other mechanism's, every task and ε")),
+        Check(id=f"rappp-fig8-income-best-{scale}", artifact="rappp-fig8", kind="claim",
+              scale=scale, data=COMPARISON_DATA,
+              description="RAP++ has the best F1 on income, where numbers matter most (Figure 8)",
+              deviation=("as Figure 4's: PGM's income F1 is above RAP++'s from epsilon 0.52 on, " + SO_FAR),
+              evaluate=lambda ctx: _rappp_best(
+                  _f1_means(ctx, "rappp-fig8", scale, None).loc[["income"]], 0.0,
+                  "RAP++'s mean F1 (over states) at least every other's on income, every ε")),
+        Check(id=f"rappp-fig8-not-much-worse-{scale}", artifact="rappp-fig8", kind="claim",
+              scale=scale, data=COMPARISON_DATA,
+              description="RAP++ is better or not much worse than every other mechanism on every "
+                          "task (Figure 8)",
+              evaluate=lambda ctx: _rappp_best(
+                  _f1_means(ctx, "rappp-fig8", scale, None), F1_TOLERANCE,
+                  f"RAP++'s mean F1 within {F1_TOLERANCE} of the best other mechanism's, every "
+                  "task and ε")),
+    ]
+
+
+def _multitask_income(ctx: CheckContext, scale: str) -> Outcome:
+    means = _f1_means(ctx, "rappp-fig9", scale, None).loc["income"]
+    behind = means[means["RAP++"] <= means["PGM"]]
+    return Outcome("pass" if behind.empty else "fail",
+                   f"RAP++ above PGM on income at {len(means) - len(behind)}/{len(means)} ε; "
+                   f"mean gap {float((means['RAP++'] - means['PGM']).mean()):+.3f}",
+                   "on the multitask data RAP++'s income F1 above PGM's at every ε")
+
+
+def _multitask_flat_target(ctx: CheckContext, scale: str) -> Outcome:
+    gains = importance_gains(ctx.results("rappp-tab3", scale))
+    flat = str(gains.abs().idxmin())
+    means = _f1_means(ctx, "rappp-fig9", scale, None).loc[flat]
+    gap = float((means["PGM"] - means["RAP++"]).mean())
+    return Outcome("pass" if gap >= 0 else "fail",
+                   f"{flat} (numbers' Table 3 gain {gains[flat]:+.3f}): mean PGM - RAP++ F1 "
+                   f"over ε {gap:+.3f}",
+                   "on the target numbers help least (Table 3 re-run), PGM's mean F1 over ε at "
+                   "least RAP++'s")
+
+
+def _multitask_claims(scale: str) -> list[Check]:
+    data = "SDNist 2018 excerpts standing in for the paper's states (multitask stand-in)"
+    return [
+        Check(id=f"rappp-fig9-income-{scale}", artifact="rappp-fig9", kind="claim", scale=scale,
+              data=data, description="on multitask data RAP++ beats PGM on income (Figures 5 "
+                                     "and 9: 'most significantly outperforms')",
+              evaluate=lambda ctx: _multitask_income(ctx, scale)),
+        Check(id=f"rappp-fig9-flat-target-{scale}", artifact="rappp-fig9", kind="claim",
+              scale=scale, data=data,
+              description="where numbers carry no information PGM does at least as well "
+                          "(Figures 5 and 9, employment: 'PGM does slightly better')",
+              evaluate=lambda ctx: _multitask_flat_target(ctx, scale)),
+    ]
+
+
+def _sweep(ctx: CheckContext, scale: str) -> pd.DataFrame:
+    return sensitivity_summary(ctx.results("rappp-fig3", scale))
+
+
+def _less_sensitive(ctx: CheckContext, scale: str) -> Outcome:
+    summary = _sweep(ctx, scale)
+    spread = summary.groupby(["task", "state", "epsilon", "mechanism"])["f1 mean"].agg(
+        lambda f1: f1.max() - f1.min()).unstack("mechanism").mean()
+    return Outcome("pass" if spread["RAP++"] < spread["PGM"] else "fail",
+                   f"mean F1 range: RAP++ over T_LT {spread['RAP++']:.3f}, PGM over bins "
+                   f"{spread['PGM']:.3f}",
+                   "RAP++'s F1 varies less over T_LT than PGM's over its bins (mean over "
+                   "datasets and ε of max - min)")
+
+
+def _better_and_faster(ctx: CheckContext, scale: str) -> Outcome:
+    summary = _sweep(ctx, scale)
+    results = []
+    for (task, state, epsilon), rows in summary.groupby(["task", "state", "epsilon"]):
+        pgm = rows[rows["mechanism"] == "PGM"]
+        best = pgm.loc[pgm["f1 mean"].idxmax()]
+        rappp = rows[(rows["mechanism"] == "RAP++") & (rows["knob"] == 50)].iloc[0]
+        ok = bool(rappp["f1 mean"] >= best["f1 mean"]
+                  and rappp["seconds mean"] <= best["seconds mean"])
+        text = (f"{task}/{state} ε={epsilon:g}: RAP++ F1 {rappp['f1 mean']:.3f} in "
+                f"{rappp['seconds mean']:.0f} s, PGM {best['knob']:g} bins "
+                f"{best['f1 mean']:.3f} in {best['seconds mean']:.0f} s")
+        results.append((ok, text))
+    return Outcome("pass" if all(ok for ok, _ in results) else "fail",
+                   "; ".join(text for _, text in results),
+                   "RAP++ at T_LT = 50 reaches at least the F1 of PGM's best bin count in no more "
+                   "time, on every dataset and ε")
+
+
+def _sensitivity_claims(scale: str) -> list[Check]:
+    data = "SDNist Massachusetts 2018 excerpt, three stand-in tasks; all runs on our CPU"
+    return [
+        Check(id=f"rappp-fig3-less-sensitive-{scale}", artifact="rappp-fig3", kind="claim",
+              scale=scale, data=data,
+              description="RAP++ is less sensitive to T_LT than PGM to its bins (Figure 3)",
+              evaluate=lambda ctx: _less_sensitive(ctx, scale)),
+        Check(id=f"rappp-fig3-better-faster-{scale}", artifact="rappp-fig3", kind="claim",
+              scale=scale, data=data,
+              description="RAP++ reaches better accuracy in less runtime than PGM (Figure 3)",
+              deviation=("on our CPU PGM's best bin count reaches a slightly higher F1 (by about 0.01) in seconds, RAP++ in one to two minutes: PGM runs 100 Private-PGM iterations a round here against the 1,000 of the code's default, and RAP++'s JAX steps run on the CPU where the paper used a GPU; measured on the first complete stand-in (income, Massachusetts 2018) only"),
+              evaluate=lambda ctx: _better_and_faster(ctx, scale)),
+    ]
+
+
+CHECKS += [
+    *(check for scale in ("smoke", "small") for check in _ledger_checks(scale)),
+    *_single_task_claims("small"),
+    *_multitask_claims("small"),
+    *_sensitivity_claims("small"),
+    regression_check("rappp-fig8", ["cm_mean_error", "mm_mean_error", "f1.income"], rtol=1e-5,
+                     data="SDNist Massachusetts 2018, income stand-in"),
+    regression_check("rappp-fig9", ["cm_mean_error", "f1.income", "f1.hispanic"], rtol=1e-5,
+                     data="SDNist Massachusetts 2018, multitask stand-in"),
+    regression_check("rappp-fig3", ["f1.income"], rtol=1e-5,
+                     data="SDNist Massachusetts 2018, income stand-in"),
+]

@@ -1,4 +1,6 @@
-"""The comparison grid behind Figures 2, 4, 7 and 8: RAP++, RAP and PGM against epsilon.
+"""The comparison grids: RAP++, RAP and PGM against epsilon (Figures 2, 4, 7 and 8 on the
+single-task datasets, 5 and 9 on the multitask ones), and Figure 3's sweep of PGM's bins and
+RAP++'s threshold rounds.
 
 Every run synthesises the 80 % training split of one single-task dataset at one epsilon, with
 delta = 1/n^2 (n the training records) and the paper's conversion eps = rho + 2 sqrt(rho log
@@ -17,6 +19,10 @@ is scored three ways against the data:
 PGM is MWEM+PGM (our Private-PGM engine) on the data with every number cut into ``bins``
 equal-width bins, on the tables (a, b, label) over all features, d - 1 rounds; it releases each
 number as its bin's centre, as RAP does.
+
+Figure 3 runs the same cells at epsilon 0.15 and 1 with PGM's ``bins`` in {10, 20, 50, 100} and
+RAP++'s threshold rounds T_LT in {10, 30, 50, 70} (the cell parameter ``lt_rounds``, recorded only
+there), and plots F1 against each run's wall time.
 """
 
 from __future__ import annotations
@@ -32,9 +38,16 @@ import numpy as np
 from reprolib.data import MixedDataset
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
-from reprolib.mechanisms import build
+from reprolib.mechanisms import SynthesisResult, build
 from reprolib.metrics import logistic_macro_f1
-from reprolib.papers.rappp.data import PAPER_STATES, load_task, split
+from reprolib.papers.rappp.data import (
+    PAPER_STATES,
+    PAPER_TASKS,
+    STAND_IN_TASKS,
+    STAND_INS,
+    load_task,
+    split,
+)
 from reprolib.papers.rappp.setup import EPSILONS
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
 from reprolib.queries import ConditionalMarginals, MixedPrefixes, OneHotLayout, Workload
@@ -42,6 +55,22 @@ from reprolib.queries import ConditionalMarginals, MixedPrefixes, OneHotLayout, 
 Mechanism = Literal["RAP++", "RAP", "PGM"]
 ORIGINAL = "original"
 MM_SEED = 123  # the authors' evaluation seed
+
+
+def design(scale: Scale, *, multitask: bool = False) -> tuple[str, ...]:
+    """The task/state keys of the paper's design at ``scale``: its five tasks (or its multitask
+    set) on its five states at ``paper``; the stand-in tasks on the stand-in states otherwise.
+    Each grid grows towards this, dataset by dataset.
+    """
+    paper = scale == "paper"
+    tasks = [t for t in (PAPER_TASKS if paper else STAND_IN_TASKS) if t != "multitask"]
+    return tuple(f"{task}/{state}" for task in (["multitask"] if multitask else tasks)
+                 for state in (PAPER_STATES if paper else STAND_INS))
+
+
+def focus_state(scale: Scale) -> str:
+    """The state of Figures 3, 4 and 5 (the paper: New York; offline: Massachusetts' excerpt)."""
+    return "NY" if scale == "paper" else "ma2018"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -79,26 +108,93 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
                                 n_synthetic=100, max_steps=30, lt_queries=500, bins=5,
                                 pgm_iters=20, mm_queries=500),
     # the whole design grows dataset by dataset; compute knobs cut as for Figure 1
-    "small": ComparisonSettings(datasets=("income/national2018",), trials=4, n_synthetic=500,
+    "small": ComparisonSettings(datasets=("income/ma2018",), trials=4, n_synthetic=500,
                                 max_steps=500, lt_queries=20_000, pgm_iters=100,
                                 mm_queries=20_000),
-    "paper": ComparisonSettings(datasets=tuple(f"{t}/{s}" for t in ("income", "employment",
-                                                                    "coverage", "travel",
-                                                                    "mobility")
-                                               for s in PAPER_STATES),
-                                trials=4, n_synthetic=1000, max_steps=2000, lt_queries=200_000,
-                                pgm_iters=1000, mm_queries=200_000),
+    "paper": ComparisonSettings(datasets=design("paper"), trials=4, n_synthetic=1000,
+                                max_steps=2000, lt_queries=200_000, pgm_iters=1000,
+                                mm_queries=200_000),
 }
+
+MULTITASK: dict[Scale, ComparisonSettings] = {
+    "smoke": dataclasses.replace(COMPARISON["smoke"], datasets=("multitask/ma2018",)),
+    "small": dataclasses.replace(COMPARISON["small"], datasets=("multitask/ma2018",)),
+    "paper": dataclasses.replace(COMPARISON["paper"], datasets=design("paper", multitask=True)),
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SensitivitySettings:
+    """One scale of Figure 3's sweep.
+
+    Attributes:
+        datasets: task/state keys (the paper: three single-task datasets it does not name).
+        epsilons: the paper's 0.15 and 1.
+        trials: seeds.
+        bins: PGM's bins per number (the paper: 10, 20, 50, 100).
+        lt_rounds: RAP++'s T_LT (the paper: 10, 30, 50, 70).
+        n_synthetic, max_steps, lt_queries, pgm_iters, mm_queries, bound: as
+            :class:`ComparisonSettings`.
+    """
+
+    datasets: tuple[str, ...]
+    epsilons: tuple[float, ...] = (0.15, 1.0)
+    trials: int
+    bins: tuple[int, ...] = (10, 20, 50, 100)
+    lt_rounds: tuple[int, ...] = (10, 30, 50, 70)
+    n_synthetic: int
+    max_steps: int
+    lt_queries: int
+    pgm_iters: int
+    mm_queries: int
+    bound: Literal["bun-steinke", "cks"] = "bun-steinke"
+
+
+def _swept(settings: ComparisonSettings, datasets: tuple[str, ...], **changes
+           ) -> SensitivitySettings:
+    knobs = ("trials", "n_synthetic", "max_steps", "lt_queries", "pgm_iters", "mm_queries")
+    return SensitivitySettings(datasets=datasets, **{k: getattr(settings, k) for k in knobs},
+                               **changes)
+
+
+SENSITIVITY: dict[Scale, SensitivitySettings] = {
+    "smoke": _swept(COMPARISON["smoke"], ("income/ma2018",), epsilons=(1.0,), bins=(3, 5),
+                    lt_rounds=(2, 5)),
+    # the design grows dataset by dataset towards SENSITIVITY_DESIGN
+    "small": _swept(COMPARISON["small"], ("income/ma2018",)),
+    "paper": _swept(COMPARISON["paper"], ("income/NY", "employment/NY", "coverage/NY")),
+}
+# three tasks of Figure 4's state: numbers matter most for income, least for hispanic
+SENSITIVITY_DESIGN = ("income/ma2018", "owner/ma2018", "hispanic/ma2018")
+
+
+def pending_datasets(artifact: str, scale: Scale) -> tuple[str, ...]:
+    """The datasets of the paper's design that ``artifact``'s grid does not run yet at ``scale``
+    (``small`` grows dataset by dataset; ``smoke`` runs one by design and lists none).
+    """
+    if scale == "smoke":
+        return ()
+    if artifact == "rappp-fig3":
+        wanted = SENSITIVITY["paper"].datasets if scale == "paper" else SENSITIVITY_DESIGN
+        settings: ComparisonSettings | SensitivitySettings = SENSITIVITY[scale]
+    else:
+        multitask = artifact in ("rappp-fig5", "rappp-fig9")
+        wanted = design(scale, multitask=multitask)
+        settings = (MULTITASK if multitask else COMPARISON)[scale]
+    return tuple(d for d in wanted if d not in settings.datasets)
+
+
+def _params(settings: ComparisonSettings | SensitivitySettings, bins: int) -> dict:
+    return {"n_synthetic": settings.n_synthetic, "max_steps": settings.max_steps,
+            "lt_queries": settings.lt_queries, "bins": bins, "pgm_iters": settings.pgm_iters,
+            "mm_queries": settings.mm_queries, "bound": settings.bound}
 
 
 def comparison_cells(artifact: str):
     """Every (dataset, mechanism, epsilon, seed), and one original-data row per dataset and seed."""
     def cells(scale: Scale, settings: ComparisonSettings) -> list[Cell]:
         del scale
-        params = {"n_synthetic": settings.n_synthetic, "max_steps": settings.max_steps,
-                  "lt_queries": settings.lt_queries, "bins": settings.bins,
-                  "pgm_iters": settings.pgm_iters, "mm_queries": settings.mm_queries,
-                  "bound": settings.bound}
+        params = _params(settings, settings.bins)
         private = [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=None,
                         seed=t, params=params)
                    for d, m, e, t in itertools.product(settings.datasets, settings.mechanisms,
@@ -111,27 +207,45 @@ def comparison_cells(artifact: str):
     return cells
 
 
+def sensitivity_cells(scale: Scale, settings: SensitivitySettings) -> list[Cell]:
+    """Figure 3: PGM at every bin count and RAP++ at every T_LT, per dataset, epsilon and seed;
+    the original-data rows give the F1 of the real training split.
+    """
+    del scale
+    grid = itertools.product(settings.datasets, settings.epsilons, range(settings.trials))
+    private = [cell for d, e, t in grid for cell in (
+        *(Cell(artifact="rappp-fig3", mechanism="PGM", dataset=d, epsilon=e, delta=None, seed=t,
+               params=_params(settings, b)) for b in settings.bins),
+        *(Cell(artifact="rappp-fig3", mechanism="RAP++", dataset=d, epsilon=e, delta=None,
+               seed=t, params={**_params(settings, 30), "lt_rounds": r})
+          for r in settings.lt_rounds))]
+    original = [Cell(artifact="rappp-fig3", mechanism=ORIGINAL, dataset=d, epsilon=None,
+                     delta=None, seed=t, params={"mm_queries": settings.mm_queries})
+                for d, t in itertools.product(settings.datasets, range(settings.trials))]
+    return private + original
+
+
+def mechanism_config(mechanism: str, params: dict) -> dict[str, object]:
+    """The settings a cell's parameters give RAP++, RAP or PGM (MWEM+PGM's rounds aside)."""
+    names = {"RAP++": ("n_synthetic", "max_steps", "lt_queries", "lt_rounds"),
+             "RAP": ("n_synthetic", "max_steps", "bins"), "PGM": ("pgm_iters",)}[mechanism]
+    return {k: params[k] for k in names if k in params}
+
+
 def synthesise(mechanism: str, train: MixedDataset, epsilon: float, seed: int,
-               params: dict) -> MixedDataset:
-    """The mechanism's synthetic records of ``train`` at (epsilon, 1/n^2)."""
+               params: dict) -> SynthesisResult:
+    """The mechanism's run on ``train`` at (epsilon, 1/n^2); its records are mixed-type."""
     budget = PrivacyBudget.from_epsilon_delta(
         epsilon, 1.0 / train.records ** 2, relation=NeighbourRelation.REPLACE_ONE,
         bound=params["bound"])
     rng = np.random.default_rng(seed)
-    if mechanism == "RAP++":
-        config = {k: params[k] for k in ("n_synthetic", "max_steps", "lt_queries")}
-        synthetic = build("RAP++", config).fit(train, budget, rng).synthetic
-    elif mechanism == "RAP":
-        config = {k: params[k] for k in ("n_synthetic", "max_steps", "bins")}
-        synthetic = build("RAP", config).fit(train, budget, rng).synthetic
-    else:
-        synthetic = _pgm(train, budget, rng, params)
-    assert isinstance(synthetic, MixedDataset)
-    return synthetic
+    if mechanism == "PGM":
+        return _pgm(train, budget, rng, params)
+    return build(mechanism, mechanism_config(mechanism, params)).fit(train, budget, rng)
 
 
 def _pgm(train: MixedDataset, budget: PrivacyBudget, rng: np.random.Generator,
-         params: dict) -> MixedDataset:
+         params: dict) -> SynthesisResult:
     """MWEM+PGM on the binned data, tables (a, b, label) over all features, d - 1 rounds."""
     bins = int(params["bins"])
     binned = train.binned(bins)
@@ -139,13 +253,13 @@ def _pgm(train: MixedDataset, budget: PrivacyBudget, rng: np.random.Generator,
     cliques = [(a, b, label) for a, b in itertools.combinations(features, 2)
                for label in train.targets]
     mechanism = build("MWEM+PGM", {"rounds": len(binned.domain) - 1,
-                                   "pgm_iters": int(params["pgm_iters"]),
+                                   **mechanism_config("PGM", params),
                                    "relation": NeighbourRelation.REPLACE_ONE})
     result = mechanism.fit(binned, budget, rng,
                            workload=Workload("class-conditional 3-way", cliques,
                                              [1.0] * len(cliques)))
-    return MixedDataset.from_binned(result.synthetic, train.domain.numerical, bins,
-                                    train.targets)
+    return dataclasses.replace(result, synthetic=MixedDataset.from_binned(
+        result.synthetic, train.domain.numerical, bins, train.targets))
 
 
 def query_errors(real: MixedDataset, synthetic: MixedDataset, mm_queries: int
@@ -175,15 +289,22 @@ def comparison_run(cell: Cell, device: str) -> dict[str, object]:
     data = load_task(task, state).data
     train, test = split(data, cell.seed)
     started = time.perf_counter()
+    ledger: dict[str, object] = {}
     if cell.mechanism == ORIGINAL:
         synthetic = train
     else:
         assert cell.epsilon is not None
-        synthetic = synthesise(cell.mechanism, train, cell.epsilon, cell.seed, dict(cell.params))
+        result = synthesise(cell.mechanism, train, cell.epsilon, cell.seed, dict(cell.params))
+        assert isinstance(result.synthetic, MixedDataset)
+        synthetic = result.synthetic
+        ledger = {"spent_rho": result.ledger.spent_rho, "budget_rho": result.ledger.budget.rho,
+                  "delta": result.ledger.budget.delta, "relation": result.ledger.relation.value,
+                  **{k: result.diagnostics[k] for k in ("rounds", "unspent_rho")
+                     if k in result.diagnostics}}
     seconds = time.perf_counter() - started
     metrics: dict[str, object] = {
         "seconds": seconds, "train_records": train.records,
-        "stand_in": state not in PAPER_STATES,
+        "stand_in": state not in PAPER_STATES, **ledger,
         **query_errors(train, synthetic, int(cell.params["mm_queries"]))}
     for target in data.targets:
         metrics[f"f1.{target}"] = logistic_macro_f1(synthetic, test, target)

@@ -1,4 +1,6 @@
-"""The experiments behind the RAP++ artifacts that are re-run so far: Tables 1 to 4.
+"""The experiments behind the RAP++ artifacts: the tables, the annealing study (Figures 1 and
+6), the comparison grids (Figures 8 and 9, whose runs Figures 2, 4, 5 and 7 also show) and
+Figure 3's sweep.
 
 Table 1 counts each dataset's features and rows; Table 2 reads the input type our mechanisms
 declare; Table 3 fits the paper's linear model (:func:`reprolib.metrics.logistic_macro_f1`) on
@@ -22,9 +24,13 @@ from reprolib.papers.rappp.annealing import (
 )
 from reprolib.papers.rappp.comparison import (
     COMPARISON,
+    MULTITASK,
+    SENSITIVITY,
     ComparisonSettings,
+    SensitivitySettings,
     comparison_cells,
     comparison_run,
+    sensitivity_cells,
 )
 from reprolib.papers.rappp.data import PAPER_TASKS, load_task, split
 from reprolib.papers.rappp.setup import PROFILES, Profile
@@ -124,3 +130,9 @@ ANNEALING_1, ANNEALING_6 = (
 SINGLE_TASK = Experiment(artifact="rappp-fig8", settings=ComparisonSettings,
                          defaults=COMPARISON.__getitem__, cells=comparison_cells("rappp-fig8"),
                          compute=comparison_run)
+MULTI_TASK = Experiment(artifact="rappp-fig9", settings=ComparisonSettings,
+                        defaults=MULTITASK.__getitem__, cells=comparison_cells("rappp-fig9"),
+                        compute=comparison_run)
+SENSITIVITY_SWEEP = Experiment(artifact="rappp-fig3", settings=SensitivitySettings,
+                               defaults=SENSITIVITY.__getitem__, cells=sensitivity_cells,
+                               compute=comparison_run)

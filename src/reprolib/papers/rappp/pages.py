@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
 
+from reprolib.experiments import compute_summary
+from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.checks import PAPER_TABLE_2, importance_gains
+from reprolib.papers.rappp.comparison import ORIGINAL, pending_datasets
 from reprolib.papers.rappp.reported import TABLE_1, TABLE_3
+from reprolib.papers.rappp.summaries import error_summary, f1_summary, sensitivity_summary
 
 
 def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -73,3 +79,78 @@ def features_table(frame: pd.DataFrame) -> pd.DataFrame:
                 entry[row["dataset"]] = "target" if kind == "targets" else "✓"
     return pd.DataFrame([{"feature": name, **entry} for name, entry in members.items()]
                         ).fillna("")
+
+
+def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> str:
+    """One paragraph on what was run for a comparison figure: datasets, seeds, mechanisms, the
+    compute knobs, the datasets still to run and the compute, wrapped for an output cell.
+    """
+    if results.empty:
+        return textwrap.fill(f"Scale {scale}: nothing is recorded yet; still to run: "
+                             f"{', '.join(pending_datasets(artifact, scale))}.", 72)
+    private = results[results["mechanism"] != ORIGINAL]
+    first = private.iloc[0]
+    mechanisms = set(private["mechanism"])
+    knobs = []
+    if mechanisms & {"RAP++", "RAP"}:
+        knobs.append(f"{' and '.join(sorted(mechanisms & {'RAP++', 'RAP'}, reverse=True))}: "
+                     f"{first['param.n_synthetic']:.0f} relaxed rows, at most "
+                     f"{first['param.max_steps']:.0f} Adam steps per pass")
+    if "RAP++" in mechanisms:
+        knobs.append(f"RAP++: {first['param.lt_queries']:,.0f} candidate thresholds")
+    if "PGM" in mechanisms:
+        knobs.append(f"PGM: {first['param.pgm_iters']:.0f} Private-PGM iterations per round")
+    knobs.append(f"{first['param.mm_queries']:,.0f} mixed-marginal evaluation queries")
+    epsilons = ", ".join(f"{e:g}" for e in sorted(private["epsilon"].unique()))
+    parts = [(f"Scale {scale}: {len(private)} private runs on {results['dataset'].nunique()} "
+              f"dataset(s) ({', '.join(sorted(results['dataset'].unique()))}), "
+              f"{results['seed'].nunique()} seed(s), ε in {{{epsilons}}}, mechanisms "
+              f"{', '.join(dict.fromkeys(private['mechanism']))}."),
+             f"{'; '.join(knobs)}."]
+    pending = pending_datasets(artifact, scale)
+    if pending:
+        parts.append("The whole design is being computed dataset by dataset; still to run at "
+                     f"this scale: {', '.join(pending)}.")
+    parts.append(f"Compute: {compute_summary(results)}.")
+    return textwrap.fill(" ".join(parts), 72)
+
+
+def _mean_sd(summary: pd.DataFrame, index: list[str]) -> pd.DataFrame:
+    """'mean ± sd' cells, one column per mechanism (and epsilon where it is in ``index``)."""
+    text = summary.assign(value=[f"{m:.4f} ± {sd:.4f}" if pd.notna(sd) else f"{m:.4f}"
+                                 for m, sd in zip(summary["mean"], summary["std"], strict=True)])
+    return text.pivot_table(index=index, columns="mechanism", values="value", aggfunc="first")
+
+
+def error_table(results: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """Figures 2 and 7 in numbers: per error, task and epsilon, each mechanism's mean ± sd."""
+    if results.empty:
+        return pd.DataFrame()
+    return pd.concat({metric.removesuffix("_mean_error").upper():
+                      _mean_sd(error_summary(results, metric), ["task", "epsilon"])
+                      for metric in metrics}, names=["error"])
+
+
+def f1_table(results: pd.DataFrame, states: tuple[str, ...]) -> pd.DataFrame:
+    """Figures 4, 5, 8 and 9 in numbers: per state, target and epsilon, each mechanism's mean ±
+    sd macro-F1; the real data's F1 in the column ``original`` (the same for every epsilon).
+    """
+    if results.empty:
+        return pd.DataFrame()
+    summary = f1_summary(results[results["dataset"].str.split("/").str[1].isin(states)],
+                         by_state=True)
+    private = summary[summary["mechanism"] != ORIGINAL]
+    table = _mean_sd(private, ["state", "target", "epsilon"])
+    real = summary[summary["mechanism"] == ORIGINAL].set_index(["state", "target"])["mean"]
+    return table.assign(original=[f"{real.get((s, t), float('nan')):.4f}"
+                                  for s, t, _ in table.index])
+
+
+def sensitivity_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Figure 3 in numbers: mean F1 and wall time per dataset, epsilon, mechanism and knob."""
+    if results.empty:
+        return pd.DataFrame()
+    summary = sensitivity_summary(results)
+    return summary.assign(dataset=summary["task"] + "/" + summary["state"]).set_index(
+        ["dataset", "epsilon", "mechanism", "knob_name", "knob"])[
+        ["f1 mean", "f1 std", "seconds mean", "seconds std"]]

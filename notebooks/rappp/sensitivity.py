@@ -1,0 +1,62 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # F1 against runtime: PGM's bins and RAP++'s threshold rounds
+#
+# The paper's Figure 3: each point is one setting of a mechanism's main knob, the macro-F1 of
+# the linear model trained on its synthetic records (y) against the wall time of one run (x),
+# means over seeds. PGM (MWEM+PGM) cuts every number into 10, 20, 50 or 100 equal-width bins;
+# RAP++ runs T_LT = 10, 30, 50 or 70 rounds of linear-threshold queries. The paper's claims:
+# RAP++ reaches better accuracy in less time, and RAP++ is not very sensitive to T_LT while PGM
+# is to its bins. The dotted line is the real training split's F1.
+#
+# ```{admonition} Stand-in data, reduced compute, and our machine
+# :class: warning
+# The paper does not name its three datasets; offline we run three stand-in tasks of the
+# Massachusetts excerpt (the state of our Figure 4): income, where the numbers matter most,
+# hispanic, where they matter least, and owner between them ({ref}`rappp-index`). The paper ran
+# RAP++ on a GPU and PGM on a CPU; our `small` runs are all on the CPU named below, at the cut
+# compute knobs printed below, so the wall times compare our implementations on one machine,
+# not the paper's.
+#
+# The `small` runs shown were scored before the linear model's coordinate order was seeded
+# (liblinear drew it from NumPy's global state): where the model stops before converging, that
+# moved F1 by a few thousandths in our checks, so differences of that size are not findings.
+# Runs recorded from now on are scored deterministically.
+# ```
+
+# %% tags=["parameters", "remove-cell"]
+scale = "small"
+device = "auto"
+overrides = {}
+
+# %% tags=["hide-input"]
+from myst_nb import glue
+
+from reprolib.experiments import run_experiment
+from reprolib.papers.rappp.figures import sensitivity_figure
+from reprolib.papers.rappp.pages import describe_comparison, sensitivity_table
+
+results = run_experiment("rappp-fig3", scale=scale, device=device, progress=False,
+                         overrides=overrides)
+print(describe_comparison(results, "rappp-fig3", scale))
+
+# %% tags=["full-width"]
+if not results.empty:
+    glue("rappp-fig3-figure", sensitivity_figure(results))
+
+# %% [markdown]
+# ## The numbers behind the figure
+
+# %% tags=["hide-input"]
+sensitivity_table(results).style.format(precision=3)

@@ -1,0 +1,54 @@
+"""RAP++ checks: they hold on the committed results and fail when a recorded number is wrong."""
+
+
+from reprolib._paths import repo_root
+from reprolib.experiments import checks_of, evaluate_checks, scorecard_frame
+
+COMMITTED = repo_root() / "results"
+DEVIATIONS = sorted(["rappp-fig2-mm-below-pgm-small", "rappp-fig2-mm-gap-small",
+                     "rappp-fig7-cm-comparable-small", "rappp-fig4-best-small",
+                     "rappp-fig8-income-best-small", "rappp-fig3-better-faster-small"])
+
+
+def _statuses(root):
+    checks = [c for c in checks_of("rappp") if c.kind != "regression"]  # regression: in CI
+    card = scorecard_frame(evaluate_checks(checks, root))
+    return dict(zip(card["check"], card["status"], strict=False))
+
+
+def test_committed_results_fail_no_rappp_check():
+    statuses = _statuses(COMMITTED)
+    assert statuses and set(statuses.values()) <= {"pass", "not-applicable", "deviation"}, statuses
+    assert all(statuses[f"rappp-fig{k}-ledger-{scale}"] == "pass"
+               for k in (3, 8, 9) for scale in ("smoke", "small"))
+    # the findings on the first complete stand-in (see each check's deviation text)
+    assert sorted(c for c, s in statuses.items() if s == "deviation") == DEVIATIONS
+
+
+def test_an_overspent_run_fails_the_ledger_check(copy_of_results, tamper, metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "RAP++":
+            values["spent_rho"] *= 1.001
+
+    tamper(copy_of_results, "rappp-fig8", "smoke", metrics_changed(change))
+    assert _statuses(copy_of_results)["rappp-fig8-ledger-smoke"] == "fail"
+
+
+def test_a_delta_other_than_one_over_n_squared_fails_the_ledger_check(copy_of_results, tamper, metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "PGM":
+            values["delta"] = 1e-5
+
+    tamper(copy_of_results, "rappp-fig3", "smoke", metrics_changed(change))
+    assert _statuses(copy_of_results)["rappp-fig3-ledger-smoke"] == "fail"
+
+
+def test_the_mixed_marginal_finding_goes_stale_when_pgm_answers_worse(copy_of_results, tamper, metrics_changed):
+    """The claim fails on our runs (a documented deviation); were PGM's errors larger, it would
+    pass, and the check would fail to say the deviation's text is stale."""
+    def change(values, row):
+        if row["mechanism"] == "PGM":
+            values["mm_mean_error"] = 1.0
+
+    tamper(copy_of_results, "rappp-fig8", "small", metrics_changed(change))
+    assert _statuses(copy_of_results)["rappp-fig2-mm-below-pgm-small"] == "fail"

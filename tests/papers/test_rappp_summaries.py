@@ -1,0 +1,49 @@
+"""The numbers behind the comparison figures: states averaged first, then seeds."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reprolib.papers.rappp.summaries import error_summary, f1_summary, sensitivity_summary
+
+
+def _runs(rows):
+    return pd.DataFrame(rows, columns=["mechanism", "dataset", "epsilon", "seed",
+                                       "metric.mm_mean_error", "metric.f1.income"])
+
+
+def test_errors_average_the_states_then_take_mean_and_sd_over_seeds():
+    frame = _runs([("RAP++", "income/a", 1.0, 0, 1.0, 0.5), ("RAP++", "income/b", 1.0, 0, 3.0, 0.5),
+                   ("RAP++", "income/a", 1.0, 1, 2.0, 0.5), ("RAP++", "income/b", 1.0, 1, 6.0, 0.5),
+                   ("original", "income/a", None, 0, 0.0, 0.9)])
+    summary = error_summary(frame, "mm_mean_error")
+    assert len(summary) == 1  # the original rows are no mechanism's
+    row = summary.iloc[0]
+    assert (row["task"], row["mechanism"], row["epsilon"], row["seeds"]) == ("income", "RAP++",
+                                                                            1.0, 2)
+    assert row["mean"] == pytest.approx(3.0)  # seed means 2 and 4
+    assert row["std"] == pytest.approx(np.std([2.0, 4.0], ddof=1))
+
+
+def test_f1_keeps_the_real_datas_line_and_every_target_of_a_multitask_run():
+    frame = _runs([("PGM", "multitask/a", 0.5, 0, 0.0, 0.6), ("original", "multitask/a", None, 0,
+                                                               0.0, 0.9)])
+    frame["metric.f1.owner"] = [0.7, 0.8]
+    summary = f1_summary(frame, by_state=True).set_index(["target", "mechanism"])
+    assert summary.loc[("income", "PGM"), "mean"] == 0.6
+    assert summary.loc[("owner", "original"), "mean"] == 0.8
+    assert np.isnan(summary.loc[("owner", "original"), "epsilon"])
+
+
+def test_the_sweep_labels_each_point_by_its_mechanisms_knob():
+    frame = _runs([("PGM", "income/a", 1.0, 0, 0.0, 0.6), ("PGM", "income/a", 1.0, 1, 0.0, 0.8),
+                   ("RAP++", "income/a", 1.0, 0, 0.0, 0.7), ("original", "income/a", None, 0,
+                                                              0.0, 0.9)])
+    frame["param.bins"] = [10, 10, 30, np.nan]
+    frame["param.lt_rounds"] = [np.nan, np.nan, 50, np.nan]
+    frame["metric.seconds"] = [1.0, 3.0, 10.0, 0.0]
+    summary = sensitivity_summary(frame).set_index("mechanism")
+    assert (summary.at["PGM", "knob_name"], summary.at["PGM", "knob"]) == ("bins", 10)
+    assert (summary.at["RAP++", "knob_name"], summary.at["RAP++", "knob"]) == ("T_LT", 50)
+    assert summary.at["PGM", "f1 mean"] == pytest.approx(0.7)
+    assert summary.at["PGM", "seconds mean"] == pytest.approx(2.0)
