@@ -66,3 +66,14 @@ def test_glued_numbers_and_figures_render(built_book):
     assert "<Figure size" not in chapter and chapter.count("<img") >= 2
     scorecard = (root / "_build" / "html" / "book" / "generated" / "companion" / "scorecard.html")
     assert "prelim-conversions-regression" in scorecard.read_text()
+
+
+def test_no_page_uses_a_macro_that_mathjax_would_fetch():
+    """The vendored tex-svg.js carries no extension files: a macro it would autoload (from a
+    network it cannot reach) stops MathJax on the whole page, leaving raw TeX."""
+    autoloaded = ("\\boldsymbol", "\\bm{", "\\cancel", "\\color", "\\textcolor", "\\bbox",
+                  "\\require", "\\ce{", "\\mathtip", "\\unicode")
+    sources = [*(repo_root() / "book").rglob("*.md"), *(repo_root() / "notebooks").rglob("*.py")]
+    offending = {str(p.relative_to(repo_root())): m for p in sources for m in autoloaded
+                 if "generated" not in p.parts and m in p.read_text()}
+    assert not offending, offending
