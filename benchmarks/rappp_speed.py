@@ -26,6 +26,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from reprolib._device import describe_device, placed, resolve_device
 from reprolib.mechanisms.relaxed.rappp import RAPPP, RAPPPConfig
 from reprolib.papers.rappp.data import load_task, split
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
@@ -41,6 +42,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--max-steps", type=int, default=500)
     parser.add_argument("--lt-queries", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--replicate", type=int, default=1,
+                        help="stack the training rows this many times (timing only: the paper "
+                             "size has about 200,000 rows, our stand-ins fewer)")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--out", type=Path, default=None)
     return parser.parse_args()
 
@@ -48,22 +53,27 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     train, _ = split(load_task(args.task, args.state).data, args.seed)
+    if args.replicate > 1:
+        train = train.take(np.tile(np.arange(train.records), args.replicate))
+    device = resolve_device(args.device)
     budget = PrivacyBudget.from_epsilon_delta(args.epsilon, 1.0 / train.records ** 2,
                                               relation=NeighbourRelation.REPLACE_ONE,
                                               bound="bun-steinke")
     config = RAPPPConfig(n_synthetic=args.n_synthetic, max_steps=args.max_steps,
                          lt_queries=args.lt_queries)
     started = time.perf_counter()
-    result = RAPPP(config).fit(train, budget, np.random.default_rng(args.seed))
+    with placed(device):
+        result = RAPPP(config).fit(train, budget, np.random.default_rng(args.seed))
     wall = time.perf_counter() - started
     log = result.diagnostics["log"]
     steps, fitting = sum(r["steps"] for r in log), sum(r["seconds"] for r in log)
     record = {"task": args.task, "state": args.state, "records": train.records,
               "epsilon": args.epsilon, "n_synthetic": args.n_synthetic,
               "max_steps": args.max_steps, "lt_queries": args.lt_queries, "rounds": len(log),
+              "replicate": args.replicate,
               "wall_seconds": wall, "round_seconds": fitting, "adam_steps": steps,
-              "steps_per_second": steps / fitting, "backend": jax.default_backend(),
-              "device": str(jax.devices()[0]), "machine": platform.machine(),
+              "steps_per_second": steps / fitting, "backend": result.diagnostics["backend"],
+              "device": describe_device(device), "jax": jax.__version__, "machine": platform.machine(),
               "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}
     print(json.dumps(record, indent=2))
     if args.out is not None:

@@ -1,9 +1,12 @@
 """Device selection: auto falls back to the CPU; an explicit cuda without a GPU is a clear error."""
 
+import jax
+import jax.numpy as jnp
 import pytest
 import torch
 
-from reprolib._device import resolve_device
+from reprolib._device import describe_device, jax_has_gpu, placed, resolve_device
+from reprolib.experiments._experiment import Experiment, NoSettings, no_settings
 
 
 def test_auto_and_cpu():
@@ -20,3 +23,28 @@ def test_cuda_without_gpu_is_refused():
 def test_unknown_device():
     with pytest.raises(ValueError, match="device must be one of"):
         resolve_device("tpu")
+
+
+def test_placed_on_the_cpu_keeps_jax_there():
+    with placed("cpu"):
+        assert jnp.ones(3).devices() == {jax.devices("cpu")[0]}
+    assert describe_device("cpu") == "cpu"
+
+
+@pytest.mark.skipif(not jax_has_gpu(), reason="needs JAX with a GPU backend")
+def test_placed_on_cuda_puts_jax_on_the_gpu():
+    with placed("cuda"):
+        (device,) = jnp.ones(3).devices()
+    assert device.platform == "gpu"
+    assert describe_device("cuda").startswith("cuda (") and "JAX on cpu" not in describe_device("cuda")
+
+
+def test_experiments_compute_with_jax_on_the_run_device():
+    """The runner places JAX on the device it records, so a --device cpu run on a GPU machine
+    does not run its JAX half on the GPU under a 'cpu' label."""
+    seen = []
+    experiment = Experiment(artifact="probe", settings=NoSettings, defaults=no_settings,
+                            cells=lambda scale, settings: [],
+                            compute=lambda cell, device: seen.append(jnp.ones(1).devices()) or {})
+    experiment.compute_on(None, "cpu")  # type: ignore[arg-type]
+    assert seen == [{jax.devices("cpu")[0]}]

@@ -1,6 +1,15 @@
-"""Choosing the compute device: ``"auto"`` means CUDA when torch sees a GPU, else the CPU."""
+"""Choosing the compute device: ``"auto"`` means CUDA when torch sees a GPU, else the CPU.
+
+torch code takes the device as an argument; JAX code (RAP++, RAP, Private-PGM through mbi)
+runs under :func:`placed`, which makes the resolved device JAX's default. A machine whose
+torch sees a GPU but whose JAX is the CPU-only build runs JAX on the CPU, and
+:func:`describe_device` says so in the store.
+"""
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -20,10 +29,34 @@ def resolve_device(device: str = "auto") -> str:
     return "cpu"
 
 
+def jax_has_gpu() -> bool:
+    """Whether the installed JAX has a GPU backend with at least one device."""
+    import jax
+
+    try:
+        return bool(jax.devices("gpu"))
+    except RuntimeError:  # the CPU-only jaxlib: no such backend
+        return False
+
+
+@contextlib.contextmanager
+def placed(device: str) -> Iterator[None]:
+    """Inside, JAX computes on ``device`` (a resolved device): its GPU for "cuda" when it has one."""
+    import jax
+
+    platform = "gpu" if device == "cuda" and jax_has_gpu() else "cpu"
+    with jax.default_device(jax.devices(platform)[0]):
+        yield
+
+
 def describe_device(device: str) -> str:
-    """A human-readable name for the results store, e.g. ``"cuda (NVIDIA H100 80GB HBM3)"``."""
+    """A human-readable name for the results store, e.g. ``"cuda (NVIDIA H100 80GB HBM3)"``.
+
+    Where torch sees the GPU but JAX cannot use it, the name ends in ``"; JAX on cpu"``.
+    """
     if device != "cuda":
         return device
     import torch
 
-    return f"cuda ({torch.cuda.get_device_name(0)})"
+    name = f"cuda ({torch.cuda.get_device_name(0)})"
+    return name if jax_has_gpu() else f"{name}; JAX on cpu"

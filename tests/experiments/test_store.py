@@ -288,3 +288,29 @@ def test_a_file_corrupted_after_opening_is_not_overwritten(tmp_path) -> None:
 def test_a_directory_is_not_a_store(tmp_path) -> None:
     with pytest.raises(StoreError, match="is a folder"):
         ResultsStore(tmp_path)
+
+
+def test_merge_adds_the_other_stores_new_cells_with_their_provenance(tmp_path):
+    here, there = ResultsStore(tmp_path / "a.parquet"), ResultsStore(tmp_path / "b.parquet")
+    shared, theirs = make_cell(seed=0), make_cell(seed=1)
+    here.append(shared, scale="small", metrics={"m": 1.0}, wall_time_s=1.0,
+                provenance=collect_provenance("cpu"))
+    there.append(shared, scale="small", metrics={"m": 2.0}, wall_time_s=1.0,
+                 provenance=collect_provenance("gpu"))
+    there.append(theirs, scale="small", metrics={"m": 3.0}, wall_time_s=1.0,
+                 provenance=collect_provenance("gpu"))
+    assert here.merge(there) == 1
+    assert here.get(shared)["m"] == 1.0 and here.get(theirs)["m"] == 3.0
+    frame = ResultsStore(here.path).frame()
+    assert dict(zip(frame["seed"], frame["device"], strict=True)) == {0: "cpu", 1: "gpu"}
+    assert here.merge(there) == 0
+
+
+def test_merge_refuses_another_scale(tmp_path):
+    here, there = ResultsStore(tmp_path / "a.parquet"), ResultsStore(tmp_path / "b.parquet")
+    here.append(make_cell(seed=0), scale="small", metrics={}, wall_time_s=1.0,
+                provenance=collect_provenance("cpu"))
+    there.append(make_cell(seed=1), scale="smoke", metrics={}, wall_time_s=1.0,
+                 provenance=collect_provenance("cpu"))
+    with pytest.raises(ValueError, match="one results file per artifact and scale"):
+        here.merge(there)

@@ -51,7 +51,7 @@ def compute_cell(fields: Mapping[str, Any], device: str
     cell = Cell(**fields)
     resolved = resolve_device(device)
     started = time.perf_counter()
-    metrics = dict(get_experiment(cell.artifact).compute(cell, resolved))
+    metrics = dict(get_experiment(cell.artifact).compute_on(cell, resolved))
     seconds = time.perf_counter() - started
     release_compiled_code()
     return metrics, seconds, collect_provenance(describe_device(resolved))

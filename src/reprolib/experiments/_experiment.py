@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from reprolib._device import describe_device, resolve_device
+from reprolib._device import describe_device, placed, resolve_device
 from reprolib._paths import results_dir
 from reprolib.experiments._catalogue import Catalogue, catalogue
 from reprolib.experiments._grid import run_grid
@@ -59,6 +59,11 @@ class Experiment:
                 and self.settings.__dataclass_params__.frozen):  # type: ignore[attr-defined]
             raise TypeError(f"{self.artifact}: settings must be a frozen dataclass type, "
                             f"got {self.settings!r}")
+
+    def compute_on(self, cell: Cell, device: str) -> Mapping[str, object]:
+        """``compute(cell, device)`` with JAX placed on the resolved ``device`` too."""
+        with placed(device):
+            return self.compute(cell, device)
 
     def settings_at(self, scale: Scale, overrides: Mapping[str, object] | None = None) -> Any:
         """The scale's settings with ``overrides`` applied, validated.
@@ -149,7 +154,7 @@ def run_experiment(
                                  f"{scale} are not in {store.path}")
     return run_grid(
         cells,
-        lambda cell: experiment.compute(cell, resolved),
+        lambda cell: experiment.compute_on(cell, resolved),
         store,
         scale=scale,
         device=describe_device(resolved),

@@ -282,6 +282,27 @@ class ResultsStore:
         self._signature = _file_signature(self.path)
         self._frame = None
 
+    def merge(self, other: ResultsStore) -> int:
+        """Add the rows of ``other`` whose cells this store lacks (runs computed elsewhere, e.g.
+        on another machine), keeping their provenance; return how many were added.
+
+        Raises:
+            ValueError: the two stores hold different artifacts or scales.
+        """
+        rows = dict(self._current_rows())
+        incoming = {key: row for key, row in other._current_rows().items() if key not in rows}
+        kinds = {(row["artifact"], row["scale"]) for row in [*rows.values(), *incoming.values()]}
+        if len(kinds) > 1:
+            raise ValueError(f"cannot merge {other.path} into {self.path}: they hold "
+                             f"{sorted(kinds)}; one results file per artifact and scale")
+        if incoming:
+            rows.update(incoming)
+            self._write(list(rows.values()))
+            self._rows = rows
+            self._signature = _file_signature(self.path)
+            self._frame = None
+        return len(incoming)
+
     def retain(self, keys: set[str]) -> int:
         """Drop every row whose key is not in ``keys`` (runs of cells no experiment asks for any
         more, e.g. after a hyper-parameter became part of the key); return how many were dropped.

@@ -330,7 +330,7 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
     diagnostics = {"rounds": len(schedule), "cm_rounds": cm_rounds,
                    "lt_rounds": schedule.count("LT"), "records": n,
                    "unspent_rho": ledger.budget.rho - ledger.spent_rho,
-                   "seconds": time.perf_counter() - started, "backend": jax.default_backend(),
+                   "seconds": time.perf_counter() - started, "backend": _platform(rows),
                    "log": log}
     return SynthesisResult(synthetic=synthetic, ledger=ledger, diagnostics=diagnostics, log=rows)
 
@@ -394,3 +394,9 @@ def _schedule(config: RAPPPConfig, name: str, thresholds_in_loss: bool) -> Round
 def _positive_int(name: str, value: object, minimum: int = 1) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def _platform(rows: jax.Array) -> str:
+    """Where the relaxed rows were fitted ("cpu" or "gpu"), which need not be JAX's default."""
+    (device,) = rows.devices()
+    return str(device.platform)
