@@ -17,6 +17,7 @@ rows) under two minutes.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import platform
@@ -27,6 +28,7 @@ import jax
 import numpy as np
 
 from reprolib._device import describe_device, placed, resolve_device
+from reprolib.experiments._provenance import collect_provenance
 from reprolib.mechanisms.relaxed.rappp import RAPPP, RAPPPConfig
 from reprolib.papers.rappp.data import load_task, split
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
@@ -46,7 +48,10 @@ def parse_args() -> argparse.Namespace:
                         help="stack the training rows this many times (timing only: the paper "
                              "size has about 200,000 rows, our stand-ins fewer)")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None, help="write the record as JSON here")
+    parser.add_argument("--csv", type=Path, default=None,
+                        help="append the record to this CSV (the book reads "
+                             "results/rappp/benchmarks/rappp-speed.csv)")
     return parser.parse_args()
 
 
@@ -67,7 +72,7 @@ def main() -> None:
     wall = time.perf_counter() - started
     log = result.diagnostics["log"]
     steps, fitting = sum(r["steps"] for r in log), sum(r["seconds"] for r in log)
-    record = {"task": args.task, "state": args.state, "records": train.records,
+    record = {"git_revision": collect_provenance("")["git_revision"], "task": args.task, "state": args.state, "records": train.records,
               "epsilon": args.epsilon, "n_synthetic": args.n_synthetic,
               "max_steps": args.max_steps, "lt_queries": args.lt_queries, "rounds": len(log),
               "replicate": args.replicate,
@@ -78,6 +83,14 @@ def main() -> None:
     print(json.dumps(record, indent=2))
     if args.out is not None:
         args.out.write_text(json.dumps(record, indent=2) + "\n")
+    if args.csv is not None:
+        new = not args.csv.exists()
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with args.csv.open("a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(record))
+            if new:
+                writer.writeheader()
+            writer.writerow(record)
 
 
 if __name__ == "__main__":

@@ -47,3 +47,20 @@ def test_the_sweep_labels_each_point_by_its_mechanisms_knob():
     assert (summary.at["RAP++", "knob_name"], summary.at["RAP++", "knob"]) == ("T_LT", 50)
     assert summary.at["PGM", "f1 mean"] == pytest.approx(0.7)
     assert summary.at["PGM", "seconds mean"] == pytest.approx(2.0)
+
+
+def test_the_speed_summary_names_each_paper_size_run_against_the_goal():
+    from reprolib.papers.rappp.pages import GOAL_SECONDS, PAPER_SIZE, speed_summary
+
+    small = {"n_synthetic": 500, "max_steps": 500, "lt_queries": 20_000}
+    rows = [{**PAPER_SIZE, "device": "gpu A", "wall_seconds": GOAL_SECONDS - 1, "rounds": 66,
+             "adam_steps": 37_798, "records": 140_742},
+            {**PAPER_SIZE, "device": "cpu B", "wall_seconds": GOAL_SECONDS + 1, "rounds": 66,
+             "adam_steps": 40_000, "records": 140_742},
+            {**small, "device": "gpu A", "wall_seconds": 10, "rounds": 66, "adam_steps": 1,
+             "records": 1}]
+    lines = speed_summary(pd.DataFrame(rows)).splitlines()
+    assert len(lines) == 2
+    assert "gpu A" in lines[0] and "within" in lines[0] and "37,798 Adam steps" in lines[0]
+    assert "cpu B" in lines[1] and "over" in lines[1]
+    assert speed_summary(pd.DataFrame(rows[2:])).startswith("No paper-size run")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pandas as pd
 
+from reprolib._paths import results_dir
 from reprolib.experiments import compute_summary
 from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.checks import PAPER_TABLE_2, importance_gains
@@ -154,3 +156,37 @@ def sensitivity_table(results: pd.DataFrame) -> pd.DataFrame:
     return summary.assign(dataset=summary["task"] + "/" + summary["state"]).set_index(
         ["dataset", "epsilon", "mechanism", "knob_name", "knob"])[
         ["f1 mean", "f1 std", "seconds mean", "seconds std"]]
+
+
+# The speed benchmark (benchmarks/rappp_speed.py --csv): its CSV under the results directory,
+# and the columns the Figure 3 page shows.
+SPEED_CSV = Path("rappp") / "benchmarks" / "rappp-speed.csv"
+SPEED_COLUMNS = ("git_revision", "device", "jax", "cpus", "load_average", "records", "replicate",
+                 "n_synthetic", "max_steps", "lt_queries", "rounds", "adam_steps",
+                 "steps_per_second", "round_seconds", "wall_seconds")
+
+
+def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
+    """The speed benchmark's rows (the shown columns), or None if it has not been run."""
+    path = path or results_dir() / SPEED_CSV
+    if not path.is_file():
+        return None
+    return pd.read_csv(path)[list(SPEED_COLUMNS)]
+
+
+PAPER_SIZE = {"n_synthetic": 1000, "max_steps": 2000, "lt_queries": 200_000}
+GOAL_SECONDS = 120  # the issue's goal for a paper-size run on one GPU
+
+
+def speed_summary(speed: pd.DataFrame) -> str:
+    """One sentence per paper-size run of the benchmark: its wall time against the two-minute goal."""
+    paper = speed
+    for column, value in PAPER_SIZE.items():
+        paper = paper[paper[column] == value]
+    if paper.empty:
+        return "No paper-size run has been benchmarked yet."
+    return "\n".join(
+        f"Paper-size run on {row.device}: {row.wall_seconds:.0f} s for {row.rounds} rounds and "
+        f"{row.adam_steps:,} Adam steps on {row.records:,} rows, "
+        f"{'within' if row.wall_seconds <= GOAL_SECONDS else 'over'} the goal of "
+        f"{GOAL_SECONDS} s." for row in paper.itertuples())
