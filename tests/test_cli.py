@@ -108,3 +108,29 @@ def test_run_passes_overrides_to_the_experiment(scratch_dirs):
     assert cli.main(argv) == 0
     frame = ResultsStore(results / "preliminaries" / "prelim-conversions" / "smoke.parquet").frame()
     assert len(frame) and set(frame["params_json"]) == {'{"sensitivity":2.0}'}
+
+
+def test_doctor_reports_devices_and_folders(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("REPROLIB_DATA_DIR", str(tmp_path / "nowhere"))
+    assert cli.main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "--device auto" in out and "jax" in out
+    assert f"{tmp_path / 'nowhere'} (missing)" in out
+
+
+def test_merge_adds_another_machines_runs(capsys, scratch_dirs, tmp_path):
+    from reprolib.experiments._provenance import collect_provenance
+    from reprolib.experiments._store import Cell, ResultsStore
+
+    elsewhere = tmp_path / "elsewhere"
+    cell = Cell(artifact="aim-fig1", mechanism="AIM", dataset="titanic", epsilon=1.0,
+                delta=1e-9, seed=0, params={})
+    ResultsStore(elsewhere / "aim" / "aim-fig1" / "small.parquet").append(
+        cell, scale="small", metrics={"error": 0.5}, wall_time_s=1.0,
+        provenance=collect_provenance("cuda (test)"))
+    assert cli.main(["merge", str(elsewhere)]) == 0
+    assert cli.main(["merge", str(elsewhere)]) == 0
+    assert "1 new run(s)" in capsys.readouterr().out.splitlines()[0]
+    merged = ResultsStore(scratch_dirs[0] / "aim" / "aim-fig1" / "small.parquet")
+    assert merged.get(cell) == {"error": 0.5} and merged.frame()["device"].tolist() == ["cuda (test)"]
+    assert cli.main(["merge", str(tmp_path / "empty")]) == 2

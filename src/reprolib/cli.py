@@ -1,4 +1,4 @@
-"""The command line: ``reprolib list | run | batch | check | toc``.
+"""The command line: ``reprolib list | run | batch | check | prune | merge | doctor | toc``.
 
 Run ``reprolib --help`` or ``python -m reprolib --help``.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from reprolib._device import DEVICES
 from reprolib.experiments import (
@@ -177,6 +178,52 @@ def _prune(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from reprolib._paths import results_dir
+    from reprolib.experiments._store import ResultsStore
+
+    target = results_dir()
+    for source in args.sources:
+        stores = sorted(source.glob("*/*/*.parquet"))
+        if not stores:
+            print(f"error: {source} holds no <paper>/<artifact>/<scale>.parquet stores",
+                  file=sys.stderr)
+            return 2
+        for path in stores:
+            added = ResultsStore(target / path.relative_to(source)).merge(ResultsStore(path))
+            print(f"{path.relative_to(source)}: {added} new run(s) from {source}")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    del args
+    import platform
+
+    import jax
+    import torch
+
+    from reprolib._device import describe_device, jax_has_gpu, resolve_device
+    from reprolib._paths import results_dir
+    from reprolib.data import data_dir
+    from reprolib.experiments import collect_provenance
+
+    auto = resolve_device("auto")
+    torch_gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
+    jax_gpu = "yes" if jax_has_gpu() else "none"
+    rows = [["python", platform.python_version()],
+            ["code", collect_provenance(auto)["git_revision"]],
+            ["torch", f"{torch.__version__}; GPU: {torch_gpu}"],
+            ["jax", f"{jax.__version__}; backend {jax.default_backend()}; GPU: {jax_gpu}"],
+            ["--device auto", describe_device(auto)],
+            ["data", f"{data_dir()} ({'found' if data_dir().is_dir() else 'missing'})"],
+            ["results", str(results_dir())]]
+    _print_table(rows)
+    if auto == "cuda" and not jax_has_gpu():
+        print("note: torch sees a GPU but JAX does not: RAP++, RAP and Private-PGM will run on the "
+              "CPU. Install JAX's CUDA build (pip install 'jax[cuda13]') to use the GPU there.")
+    return 0
+
+
 def _toc(args: argparse.Namespace) -> int:
     from reprolib._paths import repo_root
     from reprolib._toc import render_toc
@@ -235,6 +282,15 @@ def build_parser() -> argparse.ArgumentParser:
                                 "any more (after a hyper-parameter changed)")
     prune.add_argument("--scale", choices=SCALES, required=True)
     prune.set_defaults(handler=_prune)
+
+    merge = commands.add_parser("merge", help="add the runs of results folders computed elsewhere "
+                                "(another machine's results/) to this project's stores")
+    merge.add_argument("sources", nargs="+", type=Path, metavar="RESULTS_FOLDER")
+    merge.set_defaults(handler=_merge)
+
+    doctor = commands.add_parser("doctor", help="what this machine offers: versions, GPUs seen "
+                                 "by torch and JAX, the data and results folders")
+    doctor.set_defaults(handler=_doctor)
 
     toc = commands.add_parser("toc", help="write _toc.yml from the papers' specs")
     toc.add_argument("--check", action="store_true", help="only check that _toc.yml is current")
