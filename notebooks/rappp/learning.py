@@ -28,10 +28,12 @@
 # (printed below). The paper's Figures 4 and 8 also show DP-MERF and DP-CTGAN: they are not
 # re-run yet (they come with the baselines' work); RAP++, RAP and PGM are.
 #
-# The `small` runs shown were scored before the linear model's coordinate order was seeded
-# (liblinear drew it from NumPy's global state): where the model stops before converging, that
-# moved F1 by a few thousandths in our checks, so differences of that size are not findings.
-# Runs recorded from now on are scored deterministically.
+# The `small` runs of Massachusetts income and of the multitask set were scored before the linear
+# model's coordinate order was seeded (liblinear drew it from NumPy's global state): where the
+# model stops before converging, that moved F1 by a few thousandths in our checks, so differences
+# of that size are not findings there. The other datasets' runs are scored deterministically.
+# Some runs were computed on a GPU and some on CPUs: each run's device is in the store, and the
+# machines they ran on are named below.
 # ```
 
 # %% tags=["parameters", "remove-cell"]
