@@ -277,10 +277,7 @@ class ResultsStore:
             "git_revision": str(provenance["git_revision"]),
             "created_at": str(provenance["created_at"]),
         }
-        self._write(list(rows.values()))
-        self._rows = rows
-        self._signature = _file_signature(self.path)
-        self._frame = None
+        self._replace(rows)
 
     def merge(self, other: ResultsStore) -> int:
         """Add the rows of ``other`` whose cells this store lacks (runs computed elsewhere, e.g.
@@ -296,11 +293,7 @@ class ResultsStore:
             raise ValueError(f"cannot merge {other.path} into {self.path}: they hold "
                              f"{sorted(kinds)}; one results file per artifact and scale")
         if incoming:
-            rows.update(incoming)
-            self._write(list(rows.values()))
-            self._rows = rows
-            self._signature = _file_signature(self.path)
-            self._frame = None
+            self._replace({**rows, **incoming})
         return len(incoming)
 
     def retain(self, keys: set[str]) -> int:
@@ -310,10 +303,7 @@ class ResultsStore:
         rows = self._current_rows()
         kept = {key: row for key, row in rows.items() if key in keys}
         if len(kept) < len(rows):
-            self._write(list(kept.values()))
-            self._rows = kept
-            self._signature = _file_signature(self.path)
-            self._frame = None
+            self._replace(kept)
         return len(rows) - len(kept)
 
     def frame(self) -> pd.DataFrame:
@@ -345,6 +335,13 @@ class ResultsStore:
             return
         self._rows = {} if signature is None else _read_rows(self.path)
         self._signature = signature
+        self._frame = None
+
+    def _replace(self, rows: dict[str, dict[str, Any]]) -> None:
+        """Write ``rows`` (key -> row) as the whole store and remember them as read."""
+        self._write(list(rows.values()))
+        self._rows = rows
+        self._signature = _file_signature(self.path)
         self._frame = None
 
     def _write(self, rows: list[dict[str, object]]) -> None:
