@@ -58,7 +58,9 @@ def density_ratio(real: torch.Tensor, synthetic: torch.Tensor, *, tau: float,
         width = 2.0 * (multiplier * base)[:, None, None] ** 2
         k_qq, k_qp = torch.exp(-d_qq / width), torch.exp(-d_qp / width)
         right = k_qp.sum(dim=2, keepdim=True) * (n_q / n_p)
-        ratios.append(torch.linalg.solve(k_qq + ridge, right)[..., 0])
+        # K_qq + tau I is symmetric positive definite: solve through its Cholesky factor
+        factor = torch.linalg.cholesky(k_qq + ridge)
+        ratios.append(torch.cholesky_solve(right, factor)[..., 0])
     return torch.stack(ratios).mean(dim=0)
 
 

@@ -182,9 +182,9 @@ CHECKS += [*_annealing_checks("small"),
 # ---- the comparison figures (2-5, 7-9) and Figure 3's sweep ----
 
 COMPARISON_DATA = "SDNist 2018 excerpts standing in for the paper's states (single-task stand-ins)"
-SO_FAR = ("on the one single-task stand-in whose small grid is complete (income, Massachusetts "
-          "2018), at reduced compute (500 relaxed rows, 500 steps a pass, 20,000 thresholds; PGM "
-          "100 Private-PGM iterations a round); the other 14 are still to run")
+SO_FAR = ("on the single-task stand-ins whose small grids are complete (each page lists them and "
+          "those still to run), at reduced compute (500 relaxed rows, 500 steps a pass, 20,000 "
+          "thresholds; PGM 100 Private-PGM iterations a round)")
 F1_TOLERANCE = 0.05  # "not much worse": at most this much macro-F1 below the best other mechanism
 CM_FACTOR_LOG2 = 0.5  # "comparable": RAP++'s CM error within 2^0.5 of PGM's, on average
 
@@ -284,7 +284,7 @@ def _single_task_claims(scale: str) -> list[Check]:
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ answers mixed marginals better than PGM at every ε (Figure 2: "
                           "'consistently achieves lower error')",
-              deviation=("RAP++'s mixed-marginal error is above PGM's at the smallest epsilon (0.07) and below it from 0.15 on, " + SO_FAR),
+              deviation=("RAP++'s mixed-marginal error is above PGM's on income at the smallest epsilon (0.07) and below it everywhere else, " + SO_FAR),
               evaluate=lambda ctx: _mm_below_pgm(ctx, scale)),
         Check(id=f"rappp-fig2-mm-gap-{scale}", artifact="rappp-fig2", kind="claim",
               scale=scale, data=COMPARISON_DATA,
@@ -301,7 +301,7 @@ def _single_task_claims(scale: str) -> list[Check]:
               data=f"{COMPARISON_DATA}; {state} for the paper's New York",
               description="on one state RAP++ has the best F1 on every task and ε (Figure 4: "
                           "'clearly outperforms every other benchmark')",
-              deviation=("PGM's F1 is above RAP++'s from epsilon 0.52 on (by 0.03 at 0.52, by under 0.005 at 0.74 and 1, the size of the evaluation's own jitter before it was seeded), " + SO_FAR),
+              deviation=("RAP++ has the best F1 on worked at every epsilon, but PGM's is above it from epsilon 0.52 on for income (by 0.03 at 0.52, by under 0.005 at 0.74 and 1, the size of the evaluation's own jitter before it was seeded) and for owner (by 0.01 to 0.09, most at epsilon 1; RAP is ahead there by 0.006 at 0.07), " + SO_FAR),
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig4", scale, (state,)), 0.0,
                   "RAP++'s mean F1 at least every other mechanism's, every task and ε")),
@@ -316,6 +316,7 @@ def _single_task_claims(scale: str) -> list[Check]:
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ is better or not much worse than every other mechanism on every "
                           "task (Figure 8)",
+              deviation=("RAP++ is within 0.05 of the best F1 everywhere but on owner at epsilon 1, where PGM is ahead by 0.09: owner is a weak target (macro-F1 0.44 to 0.65, 0.44 being one class for everyone) and RAP++'s four seeds spread from 0.48 to 0.54 there while PGM's sit at 0.56 to 0.65, " + SO_FAR),
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig8", scale, None), F1_TOLERANCE,
                   f"RAP++'s mean F1 within {F1_TOLERANCE} of the best other mechanism's, every "
