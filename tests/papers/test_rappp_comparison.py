@@ -110,3 +110,16 @@ def test_a_run_records_its_ledger_at_delta_one_over_n_squared():
     assert metrics["delta"] == 1.0 / metrics["train_records"] ** 2
     assert metrics["relation"] == "replace-one"
     assert 0 <= metrics["f1.income"] <= 1
+
+
+def test_the_f1_figure_marks_the_panels_of_datasets_not_run_yet():
+    from reprolib._paths import repo_root
+    from reprolib.experiments._store import ResultsStore
+    from reprolib.papers.rappp.figures import f1_figure
+
+    frame = ResultsStore(repo_root() / "results" / "rappp" / "rappp-fig8" / "small.parquet").frame()
+    frame = frame[frame["dataset"].isin(["income/ma2018", "hispanic/tx2018"])]
+    panels = {ax.get_title(): ax for ax in f1_figure(frame, ("ma2018", "tx2018")).axes}
+    assert [t.get_text() for t in panels["income (tx2018)"].texts] == ["not run yet"]
+    assert not panels["income (tx2018)"].lines
+    assert panels["income (ma2018)"].lines and not panels["income (ma2018)"].texts

@@ -108,8 +108,8 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
                                 n_synthetic=100, max_steps=30, lt_queries=500, bins=5,
                                 pgm_iters=20, mm_queries=500),
     # the whole design grows dataset by dataset; compute knobs cut as for Figure 1
-    "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018"),
-                                trials=4,
+    "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
+                                          "hispanic/tx2018"), trials=4,
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000),
     "paper": ComparisonSettings(datasets=design("paper"), trials=4, n_synthetic=1000,

@@ -105,6 +105,13 @@ def f1_figure(frame: pd.DataFrame, states: tuple[str, ...]):
         for col, target in enumerate(targets):
             ax = axes[row, col]
             rows = summary[(summary["state"] == state) & (summary["target"] == target)]
+            ax.set_title(f"{target} ({state})", fontsize=9)
+            if rows.empty:  # a dataset of the design not run yet at this scale
+                ax.text(0.5, 0.5, "not run yet", ha="center", va="center", color="grey",
+                        transform=ax.transAxes)
+                ax.set_xticks([])
+                ax.set_yticks([])
+                continue
             for mechanism in _mechanisms(frame):
                 points = rows[rows["mechanism"] == mechanism].sort_values("epsilon")
                 ax.errorbar(points["epsilon"], points["mean"], yerr=points["std"].fillna(0.0),
@@ -114,7 +121,6 @@ def f1_figure(frame: pd.DataFrame, states: tuple[str, ...]):
                 ax.axhline(float(original.iloc[0]), color="black", linestyle=":",
                            label="real data")
             ax.set_xlabel("ε")
-            ax.set_title(f"{target} ({state})", fontsize=9)
         axes[row, 0].set_ylabel("macro-F1")
     axes[0, 0].legend(fontsize=8)
     return fig
