@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse
-from aim_speed import append  # the speed benchmark's CSV writer (a sibling script)
+from _records import append  # the benchmarks' CSV writer (a sibling module)
 
 from reprolib.data import Dataset
 from reprolib.experiments import collect_provenance

@@ -21,13 +21,13 @@ JAX picks its platform itself; ``JAX_PLATFORMS=cuda`` with a CUDA-enabled jaxlib
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import platform
 from pathlib import Path
 
 import jax
 import numpy as np
+from _records import append  # the benchmarks' CSV writer (a sibling module)
 
 from reprolib.experiments import collect_provenance
 from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
@@ -84,17 +84,6 @@ def time_one(dataset: str, workload_kind: str, epsilon: float, capacity: float, 
         "workload_error": workload_error(data, result.marginal, workload),
         **machine(),
     }
-
-
-def append(path: Path, row: dict[str, object]) -> None:
-    """Append ``row`` to the CSV at ``path``, writing the header if the file is new."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(row))
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
 
 
 def main() -> None:

@@ -17,7 +17,6 @@ rows) under two minutes.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import platform
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import jax
 import numpy as np
+from _records import append  # the benchmarks' CSV writer (a sibling module)
 
 from reprolib._device import describe_device, placed, resolve_device
 from reprolib.experiments._provenance import collect_provenance
@@ -84,13 +84,7 @@ def main() -> None:
     if args.out is not None:
         args.out.write_text(json.dumps(record, indent=2) + "\n")
     if args.csv is not None:
-        new = not args.csv.exists()
-        args.csv.parent.mkdir(parents=True, exist_ok=True)
-        with args.csv.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(record))
-            if new:
-                writer.writeheader()
-            writer.writerow(record)
+        append(args.csv, record)
 
 
 if __name__ == "__main__":

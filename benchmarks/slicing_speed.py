@@ -15,7 +15,6 @@ reports under two hours per 200-epoch model on a V100; our goal is under 10 minu
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import platform
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _records import append  # the benchmarks' CSV writer (a sibling module)
 
 from reprolib._device import describe_device, resolve_device
 from reprolib.experiments._provenance import collect_provenance
@@ -74,13 +74,7 @@ def main() -> None:
               "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}
     print(json.dumps(record, indent=2))
     if args.csv is not None:
-        new = not args.csv.exists()
-        args.csv.parent.mkdir(parents=True, exist_ok=True)
-        with args.csv.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(record))
-            if new:
-                writer.writeheader()
-            writer.writerow(record)
+        append(args.csv, record)
 
 
 if __name__ == "__main__":
