@@ -99,6 +99,11 @@ def test_it_refuses_data_without_targets(small_mixed):
         _fit(unlabelled)
 
 
+def test_it_refuses_fewer_thresholds_than_it_would_select():
+    with pytest.raises(ValueError, match="at least 30 or fewer rounds"):
+        build("RAP++", {**QUICK, "lt_queries": 29, "lt_rounds": 10, "lt_per_round": 3})
+
+
 def test_rap_releases_bin_centres_after_d_minus_one_rounds(small_mixed):
     bins = 5
     rap = build("RAP", {**registration("RAP").quick, "rounds": None, "bins": bins,

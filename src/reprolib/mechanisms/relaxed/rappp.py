@@ -144,6 +144,12 @@ class RAPPPConfig:
             _positive_int(name, getattr(self, name), minimum=0)
         if self.cm_rounds is not None:
             _positive_int("cm_rounds", self.cm_rounds, minimum=0)
+        if self.lt_queries < self.lt_rounds * self.lt_per_round:
+            raise ValueError(
+                f"lt_queries = {self.lt_queries} candidate thresholds cannot feed lt_rounds = "
+                f"{self.lt_rounds} rounds of lt_per_round = {self.lt_per_round} selections "
+                f"(each query is selected once): give at least "
+                f"{self.lt_rounds * self.lt_per_round} or fewer rounds")
         for name in ("gamma", "sigma_initial", "lt_learning_rate", "cm_learning_rate"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
