@@ -19,7 +19,14 @@ import pytest
 
 from reprolib.data import Dataset, MixedDataset
 from reprolib.mechanisms import SynthesisResult, available, build, registration
-from reprolib.privacy import NeighbourRelation, PrivacyBudget
+from reprolib.privacy import (
+    Charge,
+    NeighbourRelation,
+    PrivacyBudget,
+    RdpBudget,
+    RdpCharge,
+    RdpLedger,
+)
 from reprolib.queries import Workload, all_kway
 
 SEED, OTHER_SEED = 0, 1
@@ -92,8 +99,14 @@ def check_spends_exactly(runs: Runs, name: str, relation: NeighbourRelation) -> 
         f"the registration's settings for {relation.value} give a mechanism that accounts under "
         f"{mechanism.traits.relation.value}")
     ledger, budget = runs.first(name, relation).ledger, runs.budget(relation)
-    assert ledger.budget == budget
     assert ledger.charges, "nothing was charged"
+    if isinstance(ledger, RdpLedger):  # accounted in Rényi DP against the (epsilon, delta) target
+        assert ledger.budget == RdpBudget(epsilon=EPSILON, delta=DELTA, relation=relation)
+        spent = ledger.spent_epsilon()
+        assert spent <= EPSILON and math.isclose(spent, EPSILON, rel_tol=1e-9), spent
+        assert ledger.summary()["spent_epsilon"] == spent
+        return
+    assert ledger.budget == budget
     free = [c.label for c in ledger.charges if not c.rho > 0]
     assert not free, f"charges of rho <= 0: {free}"
     spent = ledger.spent_rho
@@ -135,8 +148,12 @@ def check_same_seed(runs: Runs, name: str, relation: NeighbourRelation) -> None:
     """A second run with the same seed releases the same output after the same charges."""
     first, again = runs.first(name, relation), runs.fit(name, relation, SEED)
     assert _same_release(first, again)
-    assert [(c.label, c.rho) for c in first.ledger.charges] == \
-        [(c.label, c.rho) for c in again.ledger.charges]
+    assert [(c.label, _cost(c)) for c in first.ledger.charges] == \
+        [(c.label, _cost(c)) for c in again.ledger.charges]
+
+
+def _cost(charge: Charge | RdpCharge) -> float | tuple[float, ...]:
+    return charge.curve if isinstance(charge, RdpCharge) else charge.rho
 
 
 def check_another_seed(runs: Runs, name: str, relation: NeighbourRelation) -> None:

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 from reprolib.privacy import (
     ORDERS,
@@ -16,6 +17,8 @@ from reprolib.privacy import (
     adjacency_distance,
     poisson_amplified,
     poisson_base,
+    poisson_same_size_amplified,
+    poisson_same_size_base,
     projection_epsilon,
     projection_rdp,
     projection_sigma,
@@ -23,6 +26,7 @@ from reprolib.privacy import (
     slicing_rdp,
     slicing_release,
     slicing_sigma,
+    typical_sample_size,
 )
 
 
@@ -73,6 +77,58 @@ def test_amplification_and_its_inverse():
         pytest.approx(8.1), pytest.approx(1e-5))
     assert poisson_base(8.1, 1e-5, 0.25)[0] == pytest.approx(9.486, abs=1e-3)
     assert poisson_amplified(6.5, 4e-5, 0.25)[0] == pytest.approx(5.118, abs=1e-3)
+
+
+def _subsampled_counts(records: list[int], rate: float, epsilon: float) -> np.ndarray:
+    """The exact law of (sample size s, sum of the sample + two-sided geometric noise) for a
+    Poisson sample of 0/1 ``records``: an epsilon-DP count for same-size neighbours, run on the
+    sample. Rows: s = 0..n; columns: outputs -60..n+60 (the tails beyond hold < e^-60)."""
+    n, a, reach = len(records), math.exp(-epsilon), 60
+    noise = (1 - a) / (1 + a) * a ** np.abs(np.arange(-reach, reach + 1))
+    law = np.zeros((n + 1, n + 2 * reach + 1))
+    for mask in range(2**n):
+        chosen = [i for i in range(n) if mask >> i & 1]
+        weight = rate ** len(chosen) * (1 - rate) ** (n - len(chosen))
+        total = sum(records[i] for i in chosen)
+        law[len(chosen), total:total + 2 * reach + 1] += weight * noise
+    return law
+
+
+def _hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
+    """max over the two directions of sum (P - e^epsilon Q)_+: the smallest delta at epsilon."""
+    return max(np.clip(p - math.exp(epsilon) * q, 0, None).sum(),
+               np.clip(q - math.exp(epsilon) * p, 0, None).sum())
+
+
+def test_poisson_amplification_by_the_sample_size_holds_where_lemma_1_fails():
+    """A count released with its sample's size, neighbours of the same size (replace-one): the
+    exact privacy profile of the Poisson-subsampled release meets our bound for every size
+    threshold, while Lemma 1's (log(1 + q(e^eps - 1)), 0) fails: a sample of every record is
+    not amplified at all."""
+    n, rate, epsilon = 6, 0.3, 1.0
+    p = _subsampled_counts([1, 1, 1, 0, 0, 0], rate, epsilon)
+    q = _subsampled_counts([0, 1, 1, 0, 0, 0], rate, epsilon)
+    for size in range(n + 1):
+        bound_epsilon, bound_delta = poisson_same_size_amplified(epsilon, 0.0, rate=rate,
+                                                                 records=n, size=size)
+        assert _hockey_stick(p, q, bound_epsilon) <= bound_delta + 1e-15, size
+    lemma_1 = poisson_amplified(epsilon, 0.0, rate)[0]
+    assert _hockey_stick(p, q, lemma_1) > 1e-4
+
+
+def test_the_same_size_base_budget_amplifies_to_the_target():
+    for records in (1_500, 100_000):
+        epsilon, delta, size = poisson_same_size_base(5.1, 1e-5, rate=0.25, records=records)
+        tail = 0.1 * 1e-5
+        assert binom.sf(size, records, 0.25) <= tail < binom.sf(size - 1, records, 0.25)
+        assert typical_sample_size(records, 0.25, tail) == size
+        amplified = poisson_same_size_amplified(epsilon, delta, rate=0.25, records=records,
+                                                size=size)
+        assert amplified[0] <= 5.1 and amplified[1] <= 1e-5
+        assert amplified == (pytest.approx(5.1, rel=1e-12), pytest.approx(1e-5, rel=1e-9))
+    # with many records the typical size nears the rate, and the base budget Lemma 1's
+    assert size / records == pytest.approx(0.25, rel=0.03)
+    assert epsilon == pytest.approx(poisson_base(5.1, 1e-5, 0.25)[0], rel=5e-3)
 
 
 def test_neighbours_rows_differ_by_twice_the_norm_under_replace_one():

@@ -18,6 +18,7 @@ from reprolib.mechanisms._base import (
     Synthesizer,
     check_inputs,
     open_ledger,
+    open_rdp_ledger,
     require_workload,
     seed_from,
 )
@@ -60,6 +61,7 @@ __all__ = [  # noqa: PLE0604 (lazy names resolve through __getattr__)
     "get",
     "make_config",
     "open_ledger",
+    "open_rdp_ledger",
     "registration",
     "require_workload",
     "seed_from",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from reprolib.data import MixedDataset
-from reprolib.privacy import Ledger, NeighbourRelation, PrivacyBudget
+from reprolib.privacy import Ledger, NeighbourRelation, PrivacyBudget, RdpBudget, RdpLedger
 
 if TYPE_CHECKING:
     from reprolib.data import Dataset
@@ -49,13 +49,15 @@ class SynthesisResult:
             ``traits.data_kind`` is "mixed"), or None for mechanisms that only answer queries.
         answers: marginal estimates keyed by attribute tuple (counts, shaped like
             ``Dataset.marginal``), for mechanisms that answer queries; empty otherwise.
-        ledger: every privacy charge the run made; its total equals the budget.
+        ledger: every privacy charge the run made; its total equals the budget (a zCDP
+            :class:`~reprolib.privacy.Ledger`, or an :class:`~reprolib.privacy.RdpLedger` for
+            mechanisms accounted in Rényi DP).
         diagnostics: run facts (rounds, timings, selected marginals), JSON-friendly values.
         log: mechanism-specific per-round state (e.g. what AIM's uncertainty bounds need).
     """
 
     synthetic: Dataset | MixedDataset | None
-    ledger: Ledger
+    ledger: Ledger | RdpLedger
     answers: Mapping[tuple[str, ...], np.ndarray] = dataclasses.field(default_factory=dict)
     diagnostics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     log: Any = None
@@ -115,6 +117,24 @@ def open_ledger(mechanism: Described, budget: PrivacyBudget) -> Ledger:
     The refusal says how to fix it: the budget's relation, and also the mechanism's when its
     ``config`` is a dataclass with a ``relation`` field (AIM, MST).
     """
+    _check_relation(mechanism, budget)
+    return Ledger(budget)
+
+
+def open_rdp_ledger(mechanism: Described, budget: PrivacyBudget) -> RdpLedger:
+    """A fresh Rényi-DP ledger for the (epsilon, delta) target of ``budget``, after the same
+    relation check as :func:`open_ledger`; a budget given in rho alone is refused.
+    """
+    _check_relation(mechanism, budget)
+    if budget.epsilon is None or budget.delta is None:
+        raise ValueError(
+            f"{mechanism.name} accounts in Rényi DP against an (epsilon, delta) target, but the "
+            f"budget was given in rho only; build it with PrivacyBudget.from_epsilon_delta")
+    return RdpLedger(RdpBudget(epsilon=budget.epsilon, delta=budget.delta,
+                               relation=budget.relation))
+
+
+def _check_relation(mechanism: Described, budget: PrivacyBudget) -> None:
     if budget.relation is not mechanism.traits.relation:
         raise ValueError(
             f"{mechanism.name} accounts under the {mechanism.traits.relation.value} neighbouring "
@@ -122,7 +142,6 @@ def open_ledger(mechanism: Described, budget: PrivacyBudget) -> Ledger:
             f"relation=NeighbourRelation.{mechanism.traits.relation.name}"
             f"{_relation_config_hint(mechanism, budget.relation)}"
         )
-    return Ledger(budget)
 
 
 def _relation_config_hint(mechanism: Described, relation: NeighbourRelation) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 from reprolib.privacy import _validate
 from reprolib.privacy._exact import round_up
 from reprolib.privacy._ledger import Ledger
+from reprolib.privacy._rdp_ledger import RdpLedger
 
 GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)
 """E|Z| = sqrt(2/pi) for Z ~ N(0, 1), so E||N(0, sigma^2 I_n)||_1 = sqrt(2/pi) sigma n: the expected
@@ -50,17 +51,19 @@ def gaussian_mechanism(
     sigma: float,
     sensitivity: float,
     rng: np.random.Generator,
-    ledger: Ledger,
+    ledger: Ledger | RdpLedger,
     label: str,
 ) -> np.ndarray:
     """Release ``values + N(0, sigma**2 I)``, charging sensitivity**2/(2 sigma**2) to ``ledger``.
 
     ``sensitivity`` is the L2 sensitivity of the whole vector ``values`` under the ledger's
     neighbouring relation (see :func:`reprolib.privacy.marginal_l2_sensitivity`). The charge is made
-    before any noise is drawn, so a refused charge releases nothing.
+    before any noise is drawn, so a refused charge releases nothing. On an :class:`RdpLedger` the
+    charge is the curve rho * alpha of the same rho.
     """
     rho = gaussian_rho(sigma, sensitivity)
-    ledger.charge(rho, mechanism="gaussian", label=label, sigma=float(sigma),
-                  sensitivity=float(sensitivity))
+    charge = ledger.charge_zcdp if isinstance(ledger, RdpLedger) else ledger.charge
+    charge(rho, mechanism="gaussian", label=label, sigma=float(sigma),
+           sensitivity=float(sensitivity))
     values = np.asarray(values, dtype=float)
     return values + rng.normal(0.0, sigma, size=values.shape)

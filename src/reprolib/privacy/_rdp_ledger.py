@@ -104,9 +104,7 @@ class RdpLedger:
                              f"got shape {values.shape}")
         if np.any(np.isnan(values)) or np.any(values < 0):
             raise ValueError("RDP values must be non-negative (inf where the bound fails)")
-        spent = [total + Fraction(float(v)) if np.isfinite(v) else total
-                 for total, v in zip(self._spent, values, strict=True)]
-        infinite = self._infinite | np.isinf(values)
+        spent, infinite = self._added(values)
         epsilon = self._epsilon(spent, infinite, self.budget.delta)
         if epsilon > self.budget.epsilon:
             raise BudgetExceededError(
@@ -118,6 +116,19 @@ class RdpLedger:
         self._charges.append(entry)
         self._spent, self._infinite = spent, infinite
         return entry
+
+    def epsilon_after(self, curve: np.ndarray) -> float:
+        """The epsilon (at the budget's delta) that charging ``curve`` now would bring the total
+        to, computed as :meth:`charge` tests it (so a release calibrated to fit is accepted).
+        """
+        values = np.asarray(curve, dtype=float)
+        return self._epsilon(*self._added(values), self.budget.delta)
+
+    def _added(self, values: np.ndarray) -> tuple[list[Fraction], np.ndarray]:
+        """The exact per-order totals and the infinite orders after adding ``values``."""
+        spent = [total + Fraction(float(v)) if np.isfinite(v) else total
+                 for total, v in zip(self._spent, values, strict=True)]
+        return spent, self._infinite | np.isinf(values)
 
     def charge_zcdp(self, rho: float, *, mechanism: str, label: str, **details: float
                     ) -> RdpCharge:

@@ -36,8 +36,10 @@ from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
+from scipy.stats import binom
 
 from reprolib.privacy import _validate
+from reprolib.privacy._ledger import BudgetExceededError
 from reprolib.privacy._neighbours import NeighbourRelation
 from reprolib.privacy._rdp import RdpConversion, rdp_to_eps
 from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
@@ -120,6 +122,25 @@ def slicing_sigma(epsilon: float, delta: float, *, dim: int, projections: int,
         epsilon, start=math.sqrt(projections / (dim * epsilon)) * distance)
 
 
+def remaining_sigma(ledger: RdpLedger, *, dim: int, projections: int, row_norm: float,
+                    curve: SlicingCurve = "lemma-2") -> float:
+    """The smallest sigma, to a relative 1e-10 and from above, at which a release of ``dim``
+    columns and ``projections`` projections (rows of norm at most ``row_norm``) still fits the
+    ledger's budget after what it has already charged: the release that spends the rest.
+    """
+    distance = adjacency_distance(row_norm, ledger.relation)
+    if ledger.spent_epsilon() >= ledger.budget.epsilon:
+        raise BudgetExceededError(
+            f"the ledger has spent its whole budget (epsilon={ledger.budget.epsilon:g}) before "
+            "the slicing release; leave it some budget")
+    return _smallest_sigma(
+        lambda sigma: ledger.epsilon_after(slicing_rdp(ORDERS, sigma, dim=dim,
+                                                       projections=projections,
+                                                       distance=distance, curve=curve)),
+        ledger.budget.epsilon, start=math.sqrt(projections / (dim * ledger.budget.epsilon))
+        * distance)
+
+
 def projection_epsilon(sigma: float, delta: float, *, blocks: int, distance: float = 1.0,
                        conversion: RdpConversion = "classic") -> tuple[float, float]:
     """(epsilon, the order attaining it) of Proposition 3's curve over the ledger's orders."""
@@ -169,6 +190,69 @@ def poisson_base(epsilon: float, delta: float, rate: float) -> tuple[float, floa
     rate = _validate.probability("rate", rate)
     epsilon = _validate.non_negative("epsilon", epsilon)
     return math.log1p(math.expm1(epsilon) / rate), delta / rate
+
+
+TAIL_SHARE = 0.1
+"""Of a target delta, the share :func:`poisson_same_size_base` leaves to a Poisson sample larger
+than its typical size (ours)."""
+
+
+def typical_sample_size(records: int, rate: float, tail: float) -> int:
+    """s*: the smallest s with P[Binomial(records, rate) > s] <= ``tail``."""
+    _positive_int("records", records)
+    rate = _validate.probability("rate", rate)
+    tail = _validate.probability("tail", tail)
+    size = int(binom.isf(tail, records, rate))
+    while size < records and binom.sf(size, records, rate) > tail:
+        size += 1
+    while size > 0 and binom.sf(size - 1, records, rate) <= tail:
+        size -= 1
+    return size
+
+
+def poisson_same_size_amplified(epsilon: float, delta: float, *, rate: float, records: int,
+                                size: int) -> tuple[float, float]:
+    """(epsilon', delta') for replace-one neighbours of an (epsilon, delta)-DP mechanism run on
+    a Poisson sample at ``rate`` of ``records`` records.
+
+    The mechanism must be DP for replacing one record among datasets of any one size. With
+    gamma = size / records,
+
+        epsilon' = log(1 + gamma (e^epsilon - 1)),  delta' = gamma delta + P[Bin(records, rate) > size].
+
+    Given its size s, which both neighbours' samples share in law and the release reveals, the
+    sample is uniform without replacement, which amplifies to log(1 + (s/n)(e^epsilon - 1)) and
+    (s/n) delta for replace-one neighbours (the book's slicing privacy page proves it); samples
+    larger than ``size`` are charged to delta whole.
+    """
+    _positive_int("records", records)
+    if not 0 <= size <= records:
+        raise ValueError(f"size must be in [0, records={records}], got {size!r}")
+    gamma = size / records
+    epsilon = _validate.non_negative("epsilon", epsilon)
+    return (math.log1p(gamma * math.expm1(epsilon)),
+            gamma * delta + float(binom.sf(size, records, rate)))
+
+
+def poisson_same_size_base(epsilon: float, delta: float, *, rate: float, records: int,
+                           tail_share: float = TAIL_SHARE) -> tuple[float, float, int]:
+    """(epsilon_0, delta_0, s*): the base budget that :func:`poisson_same_size_amplified` turns
+    into at most (epsilon, delta), with s* the typical size for a tail of ``tail_share`` delta;
+    both rounded down so that the amplified pair never exceeds the target.
+    """
+    epsilon = _validate.positive("epsilon", epsilon)
+    delta = _validate.probability("delta", delta)
+    size = typical_sample_size(records, rate, tail_share * delta)
+    gamma = max(size, 1) / records
+    base_epsilon = math.log1p(math.expm1(epsilon) / gamma)
+    base_delta = (delta - float(binom.sf(size, records, rate))) / gamma
+    while poisson_same_size_amplified(base_epsilon, base_delta, rate=rate, records=records,
+                                      size=size)[0] > epsilon:
+        base_epsilon = math.nextafter(base_epsilon, 0.0)
+    while poisson_same_size_amplified(base_epsilon, base_delta, rate=rate, records=records,
+                                      size=size)[1] > delta:
+        base_delta = math.nextafter(base_delta, 0.0)
+    return base_epsilon, base_delta, size
 
 
 def slicing_release(data: np.ndarray, *, projections: int, sigma: float, row_norm: float,

@@ -38,20 +38,31 @@ def median_bandwidths(real: torch.Tensor, synthetic: torch.Tensor) -> torch.Tens
     (the median heuristic, Remark 3); shape (m,), no gradient flows through it.
     """
     pooled = torch.cat([real, synthetic], dim=1).detach()
-    count = pooled.shape[1]
-    upper = torch.triu_indices(count, count, offset=1, device=pooled.device)
-    distances = _squared_distances(pooled, pooled)[:, upper[0], upper[1]].sqrt().sort(dim=1).values
-    pairs = distances.shape[1]  # the median of an even count is the mean of the middle two
-    median = (distances[:, (pairs - 1) // 2] + distances[:, pairs // 2]) / 2
-    return median.clamp_min(torch.finfo(pooled.dtype).tiny)
+    return _median_distance(_squared_distances(pooled, pooled))
+
+
+def _median_distance(squared: torch.Tensor) -> torch.Tensor:
+    """Per slice, the median distance between distinct samples from their (m, n, n) squared
+    distances; of an even number of pairs, the mean of the middle two.
+
+    Sorted, the n^2 entries of a slice are the diagonal's n zeros, then every pair's squared
+    distance twice; so the j-th smallest pair is entry n + 2j (from 0), found by selection
+    (``kthvalue``) without gathering or sorting the pairs.
+    """
+    m, n = squared.shape[:2]
+    flat = squared.reshape(m, n * n)
+    pairs = n * (n - 1) // 2
+    low, high = ((flat.kthvalue(n + 2 * j + 1, dim=1).values.clamp_min(0.0).sqrt())
+                 for j in ((pairs - 1) // 2, pairs // 2))
+    return ((low + high) / 2).clamp_min(torch.finfo(squared.dtype).tiny)
 
 
 def density_ratio(real: torch.Tensor, synthetic: torch.Tensor, *, tau: float,
                   multipliers: Sequence[float]) -> torch.Tensor:
     """The kernel estimate of p_syn / p_real at each real point, (m, b_real), before clipping."""
+    n_q, n_p = real.shape[1], synthetic.shape[1]
     base = median_bandwidths(real, synthetic)
     d_qq, d_qp = _squared_distances(real, real), _squared_distances(real, synthetic)
-    n_q, n_p = real.shape[1], synthetic.shape[1]
     ridge = tau * torch.eye(n_q, dtype=real.dtype, device=real.device)
     ratios = []
     for multiplier in multipliers:
