@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import mbi
 import numpy as np
+import scipy.sparse
 from mbi import junction_tree
 from mbi.clique_utils import reverse_clique_mapping
 
@@ -45,6 +46,35 @@ class _Sum:
 
     def __call__(self, table: np.ndarray) -> np.ndarray:
         return np.transpose(table.sum(axis=self.axes) if self.axes else table, self.perm)
+
+
+class _Contraction:
+    """Sums a table with axes ``parent`` down to each of ``cliques`` (subsets of it, in their own
+    axis order) in one sparse product: row block i of the matrix adds up, for every cell of
+    clique i, the parent's cells that project to it.
+    """
+
+    def __init__(self, domain: mbi.Domain, parent: Clique, cliques: Sequence[Clique]) -> None:
+        self.parent, self.cliques = parent, tuple(cliques)
+        shape = domain.project(parent).shape
+        cells = np.indices(shape).reshape(len(shape), -1)  # every parent cell's multi-index
+        self.shapes = [domain.project(c).shape for c in self.cliques]
+        rows, offset = [], 0
+        for clique, target in zip(self.cliques, self.shapes, strict=True):
+            index = cells[[parent.index(a) for a in clique]]
+            rows.append(offset + np.ravel_multi_index(tuple(index), target))
+            offset += int(np.prod(target))
+        self.splits = np.cumsum([int(np.prod(t)) for t in self.shapes])[:-1]
+        size = cells.shape[1]
+        self.matrix = scipy.sparse.csr_matrix(
+            (np.ones(size * len(rows)), (np.concatenate(rows), np.tile(np.arange(size),
+                                                                      len(rows)))),
+            shape=(offset, size))
+
+    def __call__(self, table: np.ndarray) -> dict[Clique, np.ndarray]:
+        flat = self.matrix @ table.ravel()
+        return {clique: part.reshape(target) for clique, target, part in
+                zip(self.cliques, self.shapes, np.split(flat, self.splits), strict=True)}
 
 
 def _parent(clique: Clique, cliques: Sequence[Clique], domain: mbi.Domain) -> Clique:
@@ -105,10 +135,10 @@ class JunctionTree:
             eliminated = tuple(i for i, a in enumerate(sender) if a not in receiver)
             self._messages.append((sender, receiver, eliminated, domain.project(separator).shape,
                                    _Frame(domain, separator, receiver)))
-        self._contract = []
+        children: dict[Clique, list[Clique]] = {m: [] for m in self.maximal}
         for clique in self.cliques:
-            parent = _parent(clique, self.maximal, domain)
-            self._contract.append((clique, parent, _Sum(parent, clique)))
+            children[_parent(clique, self.maximal, domain)].append(clique)
+        self._contract = [_Contraction(domain, m, cs) for m, cs in children.items() if cs]
 
     def calibrate(self, theta: dict[Clique, np.ndarray], total: float
                   ) -> dict[Clique, np.ndarray]:
@@ -137,7 +167,10 @@ class JunctionTree:
                   ) -> dict[Clique, np.ndarray]:
         """Mu = M(theta): the marginals on ``cliques`` (mbi's oracle output)."""
         tables = self.calibrate(theta, total)
-        return {clique: project(tables[parent]) for clique, parent, project in self._contract}
+        out = {}
+        for contraction in self._contract:
+            out.update(contraction(tables[contraction.parent]))
+        return {clique: out[clique] for clique in self.cliques}
 
 
 class NumpyModel:
