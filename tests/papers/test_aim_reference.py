@@ -5,15 +5,19 @@ import pandas as pd
 from reprolib.papers.aim.reference import reference_table
 
 
-def test_reference_table_keeps_the_last_run_per_engine(tmp_path):
+def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
     path = tmp_path / "aim-reference.csv"
-    rows = [("ours:backtracking-2022", 9, 1, 0.5, 3.0), ("reference-2022", 8, 2, 0.6, 30.0),
-            ("ours:backtracking-2022", 10, 0, 0.4, 4.0)]
-    pd.DataFrame([{"dataset": "nltcs", "epsilon": 1.0, "engine": e, "rounds": r, "anneals": a,
-                   "workload_error": w, "seconds": s} for e, r, a, w, s in rows]).to_csv(path)
+    rows = [("ours:backtracking-2022", 80.0, 9, 1, 0.5, 3.0),
+            ("reference-2022", 80.0, 8, 2, 0.6, 30.0),
+            ("ours:backtracking-2022", 80.0, 10, 0, 0.4, 4.0),
+            ("ours:backtracking-2022", 10.0, 7, 3, 0.7, 2.0)]
+    pd.DataFrame([{"dataset": "nltcs", "epsilon": 1.0, "engine": e, "max_model_size_mb": mb,
+                   "rounds": r, "anneals": a, "workload_error": w, "seconds": s}
+                  for e, mb, r, a, w, s in rows]).to_csv(path)
     table = reference_table(path)
-    assert table.loc[("nltcs", 1.0), ("ours:backtracking-2022", "rounds")] == 10
-    assert table.loc[("nltcs", 1.0), ("reference-2022", "anneals")] == 2
+    assert table.loc[("nltcs", 80.0, 1.0), ("ours:backtracking-2022", "rounds")] == 10
+    assert table.loc[("nltcs", 80.0, 1.0), ("reference-2022", "anneals")] == 2
+    assert table.loc[("nltcs", 10.0, 1.0), ("ours:backtracking-2022", "rounds")] == 7
 
 
 def test_no_table_before_the_benchmark_ran(tmp_path):

@@ -2,7 +2,7 @@
 
 ``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine) to
 ``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads it into one row per
-(dataset, epsilon) and one column group per engine, the last run of each kept.
+(dataset, model capacity, epsilon) and one column group per engine, the last run of each kept.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ def reference_csv_path() -> Path:
 
 
 def reference_table(path: Path | None = None) -> pd.DataFrame | None:
-    """Rounds, anneals, workload error and seconds by (dataset, epsilon) and engine, or None
-    when nothing was run yet.
+    """Rounds, anneals, workload error and seconds by (dataset, capacity in MB, epsilon) and
+    engine, or None when nothing was run yet.
     """
     path = path or reference_csv_path()
     if not path.is_file():
         return None
     runs = pd.read_csv(path)
-    last = runs.drop_duplicates(["dataset", "epsilon", "engine"], keep="last")
-    table = last.pivot(index=["dataset", "epsilon"], columns="engine", values=list(COLUMNS))
+    runs = runs.rename(columns={"max_model_size_mb": "MB"})
+    last = runs.drop_duplicates(["dataset", "MB", "epsilon", "engine"], keep="last")
+    table = last.pivot(index=["dataset", "MB", "epsilon"], columns="engine", values=list(COLUMNS))
     return table.swaplevel(axis=1).sort_index(axis=1)
