@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from reprolib.papers.aim.reference import reference_table
+from reprolib.papers.aim.reference import error_falls_with_epsilon, reference_table
 
 
 def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
@@ -22,3 +22,19 @@ def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
 
 def test_no_table_before_the_benchmark_ran(tmp_path):
     assert reference_table(tmp_path / "absent.csv") is None
+
+
+def test_the_pathology_shows_as_an_error_that_rises_with_epsilon(tmp_path):
+    path = tmp_path / "aim-reference.csv"
+    errors = {"ours:backtracking-2022": (0.3, 0.12, 0.07), "ours:mbi-2.0": (0.3, 0.14, 0.27)}
+    pd.DataFrame([{"dataset": "adult", "max_model_size_mb": 80.0, "epsilon": eps, "engine": e,
+                   "rounds": 1, "anneals": 0, "workload_error": w, "seconds": 1.0}
+                  for e, ws in errors.items() for eps, w in zip((0.1, 1.0, 10.0), ws, strict=True)]
+                 + [{"dataset": "adult", "max_model_size_mb": 80.0, "epsilon": 0.1,
+                     "engine": "reference-2022", "rounds": 1, "anneals": 0,
+                     "workload_error": 0.3, "seconds": 9.0}]).to_csv(path)
+    falls = error_falls_with_epsilon(reference_table(path))
+    assert falls.loc[("adult", 80.0), "ours:backtracking-2022"] == True
+    assert falls.loc[("adult", 80.0), "ours:mbi-2.0"] == False
+    assert pd.isna(falls.loc[("adult", 80.0), "reference-2022"])
+

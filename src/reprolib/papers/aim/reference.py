@@ -34,3 +34,21 @@ def reference_table(path: Path | None = None) -> pd.DataFrame | None:
     last = runs.drop_duplicates(["dataset", "MB", "epsilon", "engine"], keep="last")
     table = last.pivot(index=["dataset", "MB", "epsilon"], columns="engine", values=list(COLUMNS))
     return table.swaplevel(axis=1).sort_index(axis=1)
+
+
+def error_falls_with_epsilon(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, capacity) and engine of :func:`reference_table`: whether the workload error
+    never rises from one epsilon to the next (the pathology of the issue makes it rise), over
+    the epsilons that engine ran; NA where it ran fewer than two.
+    """
+    errors = table.xs("workload_error", axis=1, level=1)
+    rows = {}
+    for key, group in errors.groupby(level=["dataset", "MB"]):
+        ordered = group.droplevel(["dataset", "MB"]).sort_index()
+        rows[key] = {engine: (pd.NA if column.notna().sum() < 2
+                              else bool((column.dropna().diff().dropna() <= 0).all()))
+                     for engine, column in ordered.items()}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index = out.index.set_names(["dataset", "MB"])
+    return out
+
