@@ -12,6 +12,7 @@ move as mbi's do.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import mbi
@@ -36,45 +37,45 @@ class _Frame:
         return np.transpose(table, self.perm).reshape(self.shape)
 
 
-class _Sum:
-    """Sums a table with axes ``source`` down to ``target`` (a subset), in ``target``'s order."""
+class _Layout:
+    """Tables on ``cliques`` laid end to end in one flat vector (each raveled in C order)."""
 
-    def __init__(self, source: Clique, target: Clique) -> None:
-        self.axes = tuple(i for i, a in enumerate(source) if a not in target)
-        kept = [a for a in source if a in target]
-        self.perm = tuple(kept.index(a) for a in target)
-
-    def __call__(self, table: np.ndarray) -> np.ndarray:
-        return np.transpose(table.sum(axis=self.axes) if self.axes else table, self.perm)
-
-
-class _Contraction:
-    """Sums a table with axes ``parent`` down to each of ``cliques`` (subsets of it, in their own
-    axis order) in one sparse product: row block i of the matrix adds up, for every cell of
-    clique i, the parent's cells that project to it.
-    """
-
-    def __init__(self, domain: mbi.Domain, parent: Clique, cliques: Sequence[Clique]) -> None:
-        self.parent, self.cliques = parent, tuple(cliques)
-        shape = domain.project(parent).shape
-        cells = np.indices(shape).reshape(len(shape), -1)  # every parent cell's multi-index
+    def __init__(self, domain: mbi.Domain, cliques: Sequence[Clique]) -> None:
+        self.cliques = tuple(cliques)
         self.shapes = [domain.project(c).shape for c in self.cliques]
-        rows, offset = [], 0
-        for clique, target in zip(self.cliques, self.shapes, strict=True):
-            index = cells[[parent.index(a) for a in clique]]
-            rows.append(offset + np.ravel_multi_index(tuple(index), target))
-            offset += int(np.prod(target))
-        self.splits = np.cumsum([int(np.prod(t)) for t in self.shapes])[:-1]
-        size = cells.shape[1]
-        self.matrix = scipy.sparse.csr_matrix(
-            (np.ones(size * len(rows)), (np.concatenate(rows), np.tile(np.arange(size),
-                                                                      len(rows)))),
-            shape=(offset, size))
+        sizes = [int(np.prod(shape)) for shape in self.shapes]
+        self.offsets = dict(zip(self.cliques, np.cumsum([0, *sizes[:-1]]).tolist(), strict=True))
+        self.size = sum(sizes)
+        self._splits = np.cumsum(sizes)[:-1]
 
-    def __call__(self, table: np.ndarray) -> dict[Clique, np.ndarray]:
-        flat = self.matrix @ table.ravel()
-        return {clique: part.reshape(target) for clique, target, part in
-                zip(self.cliques, self.shapes, np.split(flat, self.splits), strict=True)}
+    def flatten(self, tables: dict[Clique, np.ndarray]) -> np.ndarray:
+        """One vector of the tables, in ``cliques`` order."""
+        return np.concatenate([np.ravel(tables[c]) for c in self.cliques]) if self.cliques \
+            else np.zeros(0)
+
+    def tables(self, flat: np.ndarray) -> dict[Clique, np.ndarray]:
+        """The tables of a flat vector (views)."""
+        return {c: part.reshape(shape) for c, shape, part in
+                zip(self.cliques, self.shapes, np.split(flat, self._splits), strict=True)}
+
+
+def _projection(domain: mbi.Domain, blocks: Sequence[tuple[int, Clique, int, Clique]],
+                shape: tuple[int, int]) -> scipy.sparse.csr_matrix:
+    """The 0/1 matrix that sums tables down: each block (row offset, target, column offset,
+    source) adds every cell of the table ``source`` (at the column offset) into the cell of its
+    subset ``target`` (at the row offset, in the target's own axis order) that it projects to.
+    Transposed, it spreads each target back over its source's cells.
+    """
+    rows, columns = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for row_offset, target, column_offset, source in blocks:
+        source_shape, target_shape = domain.project(source).shape, domain.project(target).shape
+        # each source cell's target cell: the target's cell numbers broadcast over the source
+        numbers = np.arange(int(np.prod(target_shape))).reshape(target_shape)
+        spread = np.broadcast_to(_Frame(domain, target, source)(numbers), source_shape)
+        rows.append(row_offset + spread.ravel())
+        columns.append(column_offset + np.arange(spread.size))
+    row, column = np.concatenate(rows), np.concatenate(columns)
+    return scipy.sparse.csr_matrix((np.ones(len(row)), (row, column)), shape=shape)
 
 
 def _parent(clique: Clique, cliques: Sequence[Clique], domain: mbi.Domain) -> Clique:
@@ -114,43 +115,59 @@ def expand_potentials(domain: mbi.Domain, potentials: dict[Clique, np.ndarray],
 class JunctionTree:
     """mbi's junction tree of ``cliques``, with HUGIN message passing on it planned in NumPy.
 
+    Potentials and marginals on ``cliques`` travel as flat vectors (``layout``); the maximal
+    cliques' tables are gathered from the potentials, and the marginals summed out of them, by
+    one sparse product each.
+
     Attributes:
         graph: the tree (networkx), whose nodes are the maximal cliques, in domain order.
         elimination_order: the variable elimination order the tree was built from.
         maximal: the maximal cliques.
         cells: their total number of cells (the size of one oracle call).
+        layout: how tables on ``cliques`` lie in a flat vector.
     """
 
     def __init__(self, domain: mbi.Domain, cliques: Sequence[Clique]) -> None:
-        self.cliques = tuple(cliques)
+        self.cliques, self._domain = tuple(cliques), domain
         self.graph, self.elimination_order = junction_tree.make_junction_tree(domain, self.cliques)
         self.maximal = junction_tree.maximal_cliques(self.graph)
-        self.cells = sum(domain.size(c) for c in self.maximal)
+        self.layout = _Layout(domain, self.cliques)
+        self._maximal = _Layout(domain, self.maximal)
+        self.cells = self._maximal.size
         homes = reverse_clique_mapping(self.maximal, self.cliques, domain=domain)
-        self._gather = [(m, domain.project(m).shape, [(p, _Frame(domain, p, m)) for p in homes[m]])
-                        for m in self.maximal]
+        shape = (self.layout.size, self._maximal.size)
+        self._gather = _projection(domain, [
+            (self.layout.offsets[c], c, self._maximal.offsets[m], m)
+            for m in self.maximal for c in homes[m]], shape).T.tocsr()
         self._messages = []
         for sender, receiver in junction_tree.message_passing_order(self.graph):
             separator = tuple(a for a in sender if a in receiver)
             eliminated = tuple(i for i, a in enumerate(sender) if a not in receiver)
             self._messages.append((sender, receiver, eliminated, domain.project(separator).shape,
                                    _Frame(domain, separator, receiver)))
-        children: dict[Clique, list[Clique]] = {m: [] for m in self.maximal}
-        for clique in self.cliques:
-            children[_parent(clique, self.maximal, domain)].append(clique)
-        self._contract = [_Contraction(domain, m, cs) for m, cs in children.items() if cs]
 
     def calibrate(self, theta: dict[Clique, np.ndarray], total: float
                   ) -> dict[Clique, np.ndarray]:
         """The model's marginal (counts summing to ``total``) on every maximal clique, from the
         log-potentials ``theta`` on ``cliques``.
         """
-        beliefs = {}
-        for clique, shape, parts in self._gather:
-            belief = np.zeros(shape)
-            for part, frame in parts:
-                belief = belief + frame(theta[part])
-            beliefs[clique] = belief
+        return self._maximal.tables(self._calibrated(self.layout.flatten(theta), total))
+
+    def marginals(self, theta: np.ndarray, total: float) -> np.ndarray:
+        """Mu = M(theta): the marginals on ``cliques`` (mbi's oracle output), both flat."""
+        return self._contract @ self._calibrated(theta, total)
+
+    @functools.cached_property
+    def _contract(self) -> scipy.sparse.csr_matrix:
+        """Sums each maximal clique's table down to the cliques read from it."""
+        return _projection(self._domain, [
+            (self.layout.offsets[c], c, self._maximal.offsets[m], m)
+            for c in self.cliques for m in [_parent(c, self.maximal, self._domain)]],
+            (self.layout.size, self._maximal.size))
+
+    def _calibrated(self, theta: np.ndarray, total: float) -> np.ndarray:
+        """The calibrated maximal tables, flat, from flat log-potentials."""
+        beliefs = self._maximal.tables(self._gather @ theta)
         sent: dict[tuple[Clique, Clique], np.ndarray] = {}
         for sender, receiver, eliminated, separator_shape, frame in self._messages:
             tau = beliefs[sender]
@@ -160,21 +177,14 @@ class JunctionTree:
             sent[(sender, receiver)] = message
             beliefs[receiver] = beliefs[receiver] + message
         log_total = np.log(total)
-        return {clique: np.exp(belief + log_total - _logsumexp(belief, tuple(range(belief.ndim))))
-                for clique, belief in beliefs.items()}
-
-    def marginals(self, theta: dict[Clique, np.ndarray], total: float
-                  ) -> dict[Clique, np.ndarray]:
-        """Mu = M(theta): the marginals on ``cliques`` (mbi's oracle output)."""
-        tables = self.calibrate(theta, total)
-        out = {}
-        for contraction in self._contract:
-            out.update(contraction(tables[contraction.parent]))
-        return {clique: out[clique] for clique in self.cliques}
+        return self._maximal.flatten({
+            clique: np.exp(belief + log_total - _logsumexp(belief, tuple(range(belief.ndim))))
+            for clique, belief in beliefs.items()})
 
 
 class NumpyModel:
-    """Marginals, loss and gradient of a Private-PGM fit at any potentials, in NumPy.
+    """Marginals, loss and gradient of a Private-PGM fit at any potentials, in NumPy, on flat
+    vectors laid out by ``tree.layout``.
 
     Attributes:
         tree: the junction tree of the potentials' cliques.
@@ -183,24 +193,31 @@ class NumpyModel:
     def __init__(self, domain: mbi.Domain, cliques: Sequence[Clique],
                  measurements: Sequence[mbi.LinearMeasurement], total: float) -> None:
         self.tree, self.total = JunctionTree(domain, cliques), float(total)
-        self._terms = []
+        blocks, offset, observed, precision = [], 0, [], []
         for m in measurements:
+            size = domain.size(m.clique)
             parent = _parent(m.clique, self.tree.cliques, domain)
-            self._terms.append((parent, _Sum(parent, m.clique), _Frame(domain, m.clique, parent),
-                                np.ravel(np.asarray(m.noisy_measurement, dtype=np.float64)),
-                                max(float(m.stddev), 1e-12), domain.project(m.clique).shape))
+            blocks.append((offset, m.clique, self.tree.layout.offsets[parent], parent))
+            observed.append(np.ravel(np.asarray(m.noisy_measurement, dtype=np.float64)))
+            precision.append(np.full(size, max(float(m.stddev), 1e-12) ** -1.0))
+            offset += size
+        self._read = _projection(domain, blocks, (offset, self.tree.layout.size))
+        self._observed = np.concatenate(observed) if observed else np.zeros(0)
+        self._weight = np.concatenate(precision) if precision else np.zeros(0)
 
-    def marginals(self, theta: dict[Clique, np.ndarray]) -> dict[Clique, np.ndarray]:
-        """Mu = M(theta) on the potentials' cliques, each summing to the total."""
+    def flatten(self, tables: dict[Clique, np.ndarray]) -> np.ndarray:
+        """Tables on the potentials' cliques as one flat vector."""
+        return self.tree.layout.flatten(tables)
+
+    def tables(self, flat: np.ndarray) -> dict[Clique, np.ndarray]:
+        """A flat vector as tables on the potentials' cliques."""
+        return self.tree.layout.tables(flat)
+
+    def marginals(self, theta: np.ndarray) -> np.ndarray:
+        """Mu = M(theta) on the potentials' cliques, each summing to the total (flat)."""
         return self.tree.marginals(theta, self.total)
 
-    def loss_and_gradient(self, mu: dict[Clique, np.ndarray]
-                          ) -> tuple[float, dict[Clique, np.ndarray]]:
-        """sum_i 0.5 ||mu_(c_i) - y_i||^2 / stddev_i^2 and its gradient in mu."""
-        loss = 0.0
-        grad = {clique: np.zeros(table.shape) for clique, table in mu.items()}
-        for parent, project, frame, observed, stddev, shape in self._terms:
-            diff = (np.ravel(project(mu[parent])) - observed) / stddev
-            loss += 0.5 * float(np.dot(diff, diff))
-            grad[parent] += frame((diff / stddev).reshape(shape))
-        return loss, grad
+    def loss_and_gradient(self, mu: np.ndarray) -> tuple[float, np.ndarray]:
+        """sum_i 0.5 ||mu_(c_i) - y_i||^2 / stddev_i^2 and its gradient in mu (flat)."""
+        residual = (self._read @ mu - self._observed) * self._weight
+        return 0.5 * float(residual @ residual), self._read.T @ (residual * self._weight)

@@ -118,9 +118,10 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
         model = NumpyModel(domain, cliques, measurements, known_total)
         if engine == "numpy" or prefers_numpy(model.tree.cells, len(model.tree.maximal), steps):
             descent = _numpy_backtracking if backtrack else _numpy_descent
-            theta, mu = descent(model, theta, alpha, steps)
-            return mbi.MarkovRandomField(potentials=_vector(domain, theta),
-                                         marginals=_vector(domain, mu), total=known_total)
+            flat_theta, flat_mu = descent(model, model.flatten(theta), alpha, steps)
+            return mbi.MarkovRandomField(potentials=_vector(domain, model.tables(flat_theta)),
+                                         marginals=_vector(domain, model.tables(flat_mu)),
+                                         total=known_total)
     oracle = marginal_oracles.default_oracle(cliques, domain, has_constraints=bool(constraints))
     descent = _jax_backtracking if backtrack else _jax_descent
     potentials, mu = descent(_vector(domain, theta), alpha, steps, loss_fn, known_total,
@@ -129,26 +130,25 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
                                  constraints=constraints)
 
 
-def _numpy_descent(model: NumpyModel, theta: dict[Clique, np.ndarray], alpha: float,
-                   steps: int) -> tuple[dict[Clique, np.ndarray], dict[Clique, np.ndarray]]:
-    """``steps`` steps from ``theta``: the final potentials and their marginals."""
+def _numpy_descent(model: NumpyModel, theta: np.ndarray, alpha: float, steps: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``steps`` steps from ``theta`` (flat): the final potentials and their marginals."""
     mu = model.marginals(theta)
     loss, grad = model.loss_and_gradient(mu)
     for _ in range(steps):
-        theta2 = {c: t - alpha * grad[c] for c, t in theta.items()}
+        theta2 = theta - alpha * grad
         mu2 = model.marginals(theta2)
         loss2, grad2 = model.loss_and_gradient(mu2)
-        slope = sum(float(np.vdot(g, mu[c] - mu2[c])) for c, g in grad.items())
-        if loss - loss2 >= 0.5 * alpha * slope:  # Armijo sufficient decrease
+        if loss - loss2 >= 0.5 * alpha * float(grad @ (mu - mu2)):  # Armijo sufficient decrease
             theta, mu, loss, grad, alpha = theta2, mu2, loss2, grad2, 1.01 * alpha
         else:
             alpha = 0.5 * alpha
     return theta, mu
 
 
-def _numpy_backtracking(model: NumpyModel, theta: dict[Clique, np.ndarray], alpha: float,
-                        steps: int) -> tuple[dict[Clique, np.ndarray], dict[Clique, np.ndarray]]:
-    """``steps`` steps of the 2022 rule from ``theta``; the first trial step is ``alpha``.
+def _numpy_backtracking(model: NumpyModel, theta: np.ndarray, alpha: float, steps: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """``steps`` steps of the 2022 rule from ``theta`` (flat); the first trial step is ``alpha``.
 
     A trial theta - a grad is accepted when loss - loss' >= a/2 <grad, mu - mu'>; otherwise a
     halves. After ``MAX_TRIALS`` trials the last one is taken anyway, and the next step starts
@@ -160,11 +160,10 @@ def _numpy_backtracking(model: NumpyModel, theta: dict[Clique, np.ndarray], alph
     for _ in range(steps):
         step = 2.0 * step
         for _trial in range(MAX_TRIALS):
-            theta2 = {c: t - step * grad[c] for c, t in theta.items()}
+            theta2 = theta - step * grad
             mu2 = model.marginals(theta2)
             loss2, grad2 = model.loss_and_gradient(mu2)
-            slope = sum(float(np.vdot(g, mu[c] - mu2[c])) for c, g in grad.items())
-            if loss - loss2 >= 0.5 * step * slope:
+            if loss - loss2 >= 0.5 * step * float(grad @ (mu - mu2)):
                 break
             step = 0.5 * step
         theta, mu, loss, grad = theta2, mu2, loss2, grad2
