@@ -83,17 +83,24 @@ def _on_cluster(args: argparse.Namespace) -> int:
     """Compute the batch's missing cells on a Dask cluster; the notebooks then read the store."""
     from distributed import Client, LocalCluster
 
-    from reprolib.experiments import compute_on_cluster
+    from reprolib.experiments import compute_on_cluster, jobqueue_cluster
 
     artifacts = [a for key, spec in catalogue().papers.items()
                  if args.paper is None or key == args.paper for a in spec.experiments]
     if args.scheduler:
         client = Client(args.scheduler)
+    elif args.jobqueue:
+        system, jobs = args.jobqueue
+        if system not in ("slurm", "pbs") or not jobs.isdigit():
+            print(f"error: --jobqueue takes a system (slurm or pbs) and a number of jobs, got "
+                  f"{system} {jobs}", file=sys.stderr)
+            return 2
+        client = Client(jobqueue_cluster(system, int(jobs), gpus_per_job=args.gpus_per_job))
     else:
         client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1,
                                      processes=True, dashboard_address=":0"))
     with client:
-        print(f"Dask: {len(client.scheduler_info()['workers'])} worker(s); dashboard "
+        print(f"Dask: {len(client.scheduler_info()['workers'])} worker(s) now; dashboard "
               f"{client.dashboard_link}", file=sys.stderr)
         failures = compute_on_cluster(client, artifacts, args.scale, device=args.device)
         if not args.scheduler:
@@ -112,7 +119,7 @@ def _batch(args: argparse.Namespace) -> int:
 
     if args.dry_run:
         return _dry_run(args)
-    if args.workers or args.scheduler:
+    if args.workers or args.scheduler or args.jobqueue:
         status = _on_cluster(args)
         if status:
             return status
@@ -269,6 +276,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="compute the grids on a local Dask cluster of N processes first")
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="compute the grids on the Dask cluster at ADDRESS first")
+    cluster.add_argument("--jobqueue", nargs=2, metavar=("SYSTEM", "JOBS"),
+                         help="compute the grids first on JOBS batch jobs of SYSTEM (slurm or "
+                              "pbs) through dask-jobqueue, one worker per job; cores, memory, "
+                              "walltime, queue and account come from dask-jobqueue's config")
+    batch.add_argument("--gpus-per-job", type=int, default=0, metavar="N",
+                       help="with --jobqueue: GPUs each job requests (1: one worker per GPU)")
     batch.add_argument("--dry-run", action="store_true",
                        help="list the cells the batch would compute and estimate their compute "
                             "from recorded timings; run nothing")

@@ -28,6 +28,7 @@ from reprolib.experiments._experiment import (
     stored_only,
 )
 from reprolib.experiments._grid import run_grid
+from reprolib.experiments._jobqueue import jobqueue_cluster
 from reprolib.experiments._provenance import collect_provenance, compute_summary
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
 from reprolib.experiments._scorecard import (
@@ -89,6 +90,7 @@ __all__ = [
     "evaluate_checks",
     "get_artifact",
     "get_experiment",
+    "jobqueue_cluster",
     "open_store",
     "pending",
     "plan_batch",
