@@ -1,6 +1,9 @@
-"""Shared fixtures: scratch results and generated-notebook folders, so tests never touch the repo's."""
+"""Shared fixtures: scratch results and generated-notebook folders, so tests never touch the repo's,
+and a small real mixed-type table."""
 
 import pytest
+
+from reprolib.data import DataError, MixedCoding, RawTable, load_dataset
 
 
 @pytest.fixture
@@ -11,3 +14,20 @@ def scratch_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("REPROLIB_RESULTS_DIR", str(results))
     monkeypatch.setenv("REPROLIB_GENERATED_DIR", str(generated))
     return results, generated
+
+
+MIXED_COLUMNS = ("SEX", "MSP", "EDU", "RAC1P", "AGEP", "PINCP", "POVPIP")
+
+
+@pytest.fixture(scope="session")
+def small_mixed():
+    """1,500 SDNist Massachusetts 2018 persons: four categorical columns (target SEX) and three
+    numerical ones (age, income, poverty ratio), for the mechanisms that read mixed types."""
+    try:
+        table = load_dataset("sdnist/ma2018")
+    except DataError as error:
+        pytest.skip(f"shared data folder not available: {error}")
+    frame = table.frame[list(MIXED_COLUMNS)].dropna().iloc[:1500].reset_index(drop=True)
+    raw = RawTable(frame, {c: table.kinds[c] for c in MIXED_COLUMNS}, target="SEX")
+    return MixedCoding.fit(raw, bounds={"AGEP": (0, 99), "PINCP": (-20_000, 1_500_000),
+                                        "POVPIP": (0, 501)}).encode(raw)
