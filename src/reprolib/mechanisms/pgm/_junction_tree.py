@@ -7,7 +7,10 @@ HUGIN message passing in log space on mbi's junction tree, each clique's belief 
 total. :class:`NumpyModel` adds the loss sum_i 0.5 ||mu_(c_i) - y_i||^2 / stddev_i^2 of
 ``marginal_loss.from_linear_measurements`` and its gradient in mu, each term read off the clique
 mbi's ``CliqueVector.project`` reads it from, so that the potentials, not only the distribution,
-move as mbi's do.
+move as mbi's do. Potentials, marginals and gradients are flat vectors: gathering the potentials
+into the maximal cliques, summing the marginals out of them and reading every measurement's
+cells are one sparse 0/1 product each, so a step costs a handful of array operations per
+message of the tree and none per clique or measurement.
 """
 
 from __future__ import annotations
