@@ -4,6 +4,7 @@ Data files are read from a data directory (:func:`data_dir`), checked against re
 SHA-256 sums, and never copied into the repository.
 """
 
+from reprolib.data._acs_stand_ins import ACS_STAND_INS, acs_stand_in, acs_stand_in_text
 from reprolib.data._containers import ColumnKind, ImageSet, RawTable
 from reprolib.data._discretise import ColumnCoding, Discretisation, discretise, fit_discretisation
 from reprolib.data._domain import Dataset, Domain
@@ -23,6 +24,7 @@ from reprolib.data._paths import DATA_DIR_ENV, data_dir, user_cache_dir, verify_
 from reprolib.data._registry import dataset_info, list_datasets, load_dataset
 
 __all__ = [
+    "ACS_STAND_INS",
     "ACS_TASKS",
     "DATA_DIR_ENV",
     "SDNIST_EXCERPTS",
@@ -41,6 +43,8 @@ __all__ = [
     "MixedDomain",
     "RawTable",
     "acs_schema",
+    "acs_stand_in",
+    "acs_stand_in_text",
     "bin_centres",
     "data_dir",
     "dataset_info",
