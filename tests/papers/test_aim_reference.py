@@ -1,8 +1,9 @@
 """The side-by-side table of the AIM runtime page."""
 
 import pandas as pd
+import pytest
 
-from reprolib.papers.aim.reference import error_falls_with_epsilon, reference_table
+from reprolib.papers.aim.reference import error_trend, reference_table
 
 
 def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
@@ -33,8 +34,8 @@ def test_the_pathology_shows_as_an_error_that_rises_with_epsilon(tmp_path):
                  + [{"dataset": "adult", "max_model_size_mb": 80.0, "epsilon": 0.1,
                      "engine": "reference-2022", "rounds": 1, "anneals": 0,
                      "workload_error": 0.3, "seconds": 9.0}]).to_csv(path)
-    falls = error_falls_with_epsilon(reference_table(path))
-    assert falls.loc[("adult", 80.0), "ours:backtracking-2022"] == True
-    assert falls.loc[("adult", 80.0), "ours:mbi-2.0"] == False
-    assert pd.isna(falls.loc[("adult", 80.0), "reference-2022"])
-
+    trend = error_trend(reference_table(path)).loc[("adult", 80.0)]
+    assert trend[("ours:backtracking-2022", "largest rise")] == pytest.approx(0.07 / 0.12)
+    assert trend[("ours:backtracking-2022", "last / first")] == pytest.approx(0.07 / 0.3)
+    assert trend[("ours:mbi-2.0", "largest rise")] == pytest.approx(0.27 / 0.14)
+    assert pd.isna(trend[("reference-2022", "last / first")])

@@ -36,19 +36,25 @@ def reference_table(path: Path | None = None) -> pd.DataFrame | None:
     return table.swaplevel(axis=1).sort_index(axis=1)
 
 
-def error_falls_with_epsilon(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, capacity) and engine of :func:`reference_table`: whether the workload error
-    never rises from one epsilon to the next (the pathology of the issue makes it rise), over
-    the epsilons that engine ran; NA where it ran fewer than two.
+def error_trend(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, capacity) and engine of :func:`reference_table`, over the epsilons that
+    engine ran: ``largest rise``, the largest ratio of the workload error at one epsilon to the
+    error at the epsilon before it (above 1: more budget gave a higher error, the issue's
+    symptom), and ``last / first``, the error at the largest epsilon over the error at the
+    smallest; NA where an engine ran fewer than two epsilons.
     """
     errors = table.xs("workload_error", axis=1, level=1)
     rows = {}
     for key, group in errors.groupby(level=["dataset", "MB"]):
         ordered = group.droplevel(["dataset", "MB"]).sort_index()
-        rows[key] = {engine: (pd.NA if column.notna().sum() < 2
-                              else bool((column.dropna().diff().dropna() <= 0).all()))
-                     for engine, column in ordered.items()}
+        row = {}
+        for engine, column in ordered.items():
+            values = column.dropna().to_numpy()
+            enough = len(values) >= 2
+            row[(engine, "largest rise")] = (values[1:] / values[:-1]).max() if enough else pd.NA
+            row[(engine, "last / first")] = values[-1] / values[0] if enough else pd.NA
+        rows[key] = row
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index = out.index.set_names(["dataset", "MB"])
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["engine", None])
     return out
-
