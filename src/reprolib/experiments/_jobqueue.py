@@ -69,4 +69,3 @@ def jobqueue_cluster(system: JobSystem, jobs: int, *, gpus_per_job: int = 0,
     if jobs:
         cluster.scale(jobs=jobs)
     return cluster
-

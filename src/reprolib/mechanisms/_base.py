@@ -170,6 +170,21 @@ def check_inputs(mechanism: Synthesizer, data: Dataset, workload: Workload | Non
             )
 
 
+def check_mixed_inputs(mechanism: Described, data: MixedDataset, workload: object, *,
+                       no_workload: str) -> None:
+    """Refuse, before anything is measured, what a mixed-type mechanism cannot read: data other
+    than a :class:`~reprolib.data.MixedDataset`, any workload (``no_workload`` says why it takes
+    none) and data without records.
+    """
+    if not isinstance(data, MixedDataset):
+        raise TypeError(f"{mechanism.name} reads mixed-type records: pass a "
+                        f"reprolib.data.MixedDataset (see MixedCoding), got {type(data).__name__}")
+    if workload is not None:
+        raise ValueError(f"{mechanism.name} {no_workload}; pass workload=None")
+    if data.records == 0:
+        raise ValueError(f"{mechanism.name} got a dataset with 0 records; pass at least one record")
+
+
 def require_workload(mechanism: Synthesizer, workload: Workload | None) -> Workload:
     """``workload``, or a ValueError telling the caller that this mechanism needs one."""
     if workload is None:

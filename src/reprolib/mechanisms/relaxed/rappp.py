@@ -54,7 +54,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from reprolib.data import MixedDataset
-from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_ledger, seed_from
+from reprolib.mechanisms._base import (
+    Described,
+    MechanismTraits,
+    SynthesisResult,
+    check_mixed_inputs,
+    open_ledger,
+    seed_from,
+)
 from reprolib.mechanisms.relaxed._annealing import (
     AdamKind,
     FitSettings,
@@ -214,7 +221,7 @@ class RAPPP:
         is RAP++'s own query classes, so ``workload`` must be None.
         """
         ledger = open_ledger(self, budget)
-        _check_mixed(self.name, data, workload)
+        _check_mixed(self, data, workload)
         cm_rounds = self.config.cm_rounds
         if cm_rounds is None:
             cm_rounds = max(len(data.domain.categorical) - 1, 0)
@@ -234,7 +241,7 @@ class RAP:
             workload: Any = None) -> SynthesisResult:
         """Synthetic records of ``data``, numbers released as bin centres."""
         ledger = open_ledger(self, budget)
-        _check_mixed(self.name, data, workload)
+        _check_mixed(self, data, workload)
         bins = self.config.bins
         binned = MixedDataset(data.binned(bins), np.zeros((data.records, 0)), (), data.targets,
                               data.source)
@@ -246,18 +253,13 @@ class RAP:
         return dataclasses.replace(result, synthetic=synthetic)
 
 
-def _check_mixed(name: str, data: MixedDataset, workload: Any) -> None:
-    if not isinstance(data, MixedDataset):
-        raise TypeError(f"{name} reads mixed-type records: pass a reprolib.data.MixedDataset "
-                        f"(see MixedCoding), got {type(data).__name__}")
-    if workload is not None:
-        raise ValueError(f"{name} chooses its own queries (conditional marginals and linear "
-                         f"thresholds on the data's targets); pass workload=None")
-    if data.records == 0:
-        raise ValueError(f"{name} got a dataset with 0 records; pass at least one record")
+def _check_mixed(mechanism: Described, data: MixedDataset, workload: Any) -> None:
+    check_mixed_inputs(mechanism, data, workload,
+                       no_workload="chooses its own queries (conditional marginals and linear "
+                                   "thresholds on the data's targets)")
     if not data.targets:
-        raise ValueError(f"{name}'s queries are conditional on a label: the data names no "
-                         "targets (MixedDataset(..., targets=(...)))")
+        raise ValueError(f"{mechanism.name}'s queries are conditional on a label: the data names "
+                         "no targets (MixedDataset(..., targets=(...)))")
 
 
 @dataclasses.dataclass

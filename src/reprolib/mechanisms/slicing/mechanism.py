@@ -27,7 +27,13 @@ import torch
 
 from reprolib._device import resolve_device
 from reprolib.data import MixedDataset
-from reprolib.mechanisms._base import MechanismTraits, SynthesisResult, open_rdp_ledger, seed_from
+from reprolib.mechanisms._base import (
+    MechanismTraits,
+    SynthesisResult,
+    check_mixed_inputs,
+    open_rdp_ledger,
+    seed_from,
+)
 from reprolib.mechanisms.slicing.encoding import RowEncoding, private_bounds
 from reprolib.mechanisms.slicing.generator import Generator
 from reprolib.mechanisms.slicing.training import SlicedRelease, TrainingSettings, train
@@ -149,7 +155,8 @@ class SlicingMechanism:
             workload: Any = None) -> SynthesisResult:
         """Synthetic records of ``data``; the mechanism answers no workload (pass None)."""
         ledger = open_rdp_ledger(self, budget)
-        _check_data(self.name, data, workload)
+        check_mixed_inputs(self, data, workload,
+                           no_workload="fits the whole distribution and answers no workload")
         config, device = self.config, resolve_device(self.config.device)
         count = config.n_synthetic or data.records
         data, ledger, sampling = _poisson_sample(data, config, ledger, rng)
@@ -232,14 +239,3 @@ def _private_encoding(data: MixedDataset, config: SlicingConfig, ledger: RdpLedg
                                       ledger=bounds_ledger)
         uncounted = 0.0 if config.count_preprocessing else bounds_ledger.spent_epsilon()
     return RowEncoding(data.domain.categorical.sizes, lower, upper, config.row_norm), uncounted
-
-
-def _check_data(name: str, data: MixedDataset, workload: Any) -> None:
-    if not isinstance(data, MixedDataset):
-        raise TypeError(f"{name} reads mixed-type records: pass a reprolib.data.MixedDataset "
-                        f"(see MixedCoding), got {type(data).__name__}")
-    if workload is not None:
-        raise ValueError(f"{name} fits the whole distribution and answers no workload; "
-                         "pass workload=None")
-    if data.records == 0:
-        raise ValueError(f"{name} got a dataset with 0 records; pass at least one record")
