@@ -242,5 +242,15 @@ def test_numpy_marginals_equal_the_oracle():
 
 
 def test_numpy_is_chosen_for_small_models_only():
-    assert prefers_numpy(cells=10_000, cliques=30, steps=1000)
-    assert not prefers_numpy(cells=10_000_000, cliques=30, steps=100)
+    assert prefers_numpy(cells=10_000, steps=1000)
+    assert not prefers_numpy(cells=10_000_000, steps=100)
+
+
+@pytest.mark.parametrize("step_rule", ["backtracking-2022", "mbi-2.0"])
+def test_jax_fits_keep_no_compiled_program(step_rule):
+    # every AIM round has a new clique structure: kept programs only pile up in memory
+    descent = _jax_backtracking if step_rule == "backtracking-2022" else _jax_descent
+    for structure in ("chain", "singletons"):
+        mirror_descent(DOMAIN, _measurements(STRUCTURES[structure]), known_total=2000.0,
+                       iters=5, engine="jax", step_rule=step_rule)
+        assert descent._cache_size() == 0

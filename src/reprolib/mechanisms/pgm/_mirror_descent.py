@@ -57,17 +57,17 @@ STEP_RULES: tuple[StepRule, ...] = ("backtracking-2022", "mbi-2.0")
 MAX_TRIALS = 25
 """Trials per step of the 2022 rule: the step halves at most 24 times, and the 25th is taken."""
 STEPS_PER_BLOCK = estimation.CALLBACK_EVERY  # mbi runs whole blocks of this many steps
-NUMPY_EXTRA_SECONDS = 5e-8
+NUMPY_EXTRA_SECONDS = 2.5e-8
 """How much longer NumPy takes than compiled XLA per junction-tree cell and step (one CPU core;
-measured on adult models of 1e5 to 1e6 cells)."""
-COMPILE_SECONDS = 0.1
-"""What compiling the descent costs per maximal clique of the junction tree (one CPU core;
-measured on nltcs models of 10 to 35 cliques)."""
+``benchmarks/pgm_engines.py`` on adult models of 3e5 to 4e6 cells: 1.9e-8 to 2.7e-8)."""
+COMPILE_SECONDS = 2.0
+"""What compiling one descent costs, whatever the model (one CPU core; the same benchmark: 1.1 to
+2.7 s on adult models of 11 to 13 cliques, 3.3 s on an nltcs model of few large cliques)."""
 
 
-def prefers_numpy(cells: int, cliques: int, steps: int) -> bool:
-    """Whether NumPy's slower steps on ``cells`` cost less than compiling ``cliques`` cliques."""
-    return NUMPY_EXTRA_SECONDS * cells * steps <= COMPILE_SECONDS * cliques
+def prefers_numpy(cells: int, steps: int) -> bool:
+    """Whether NumPy's slower steps on a model of ``cells`` cells cost less than compiling it."""
+    return NUMPY_EXTRA_SECONDS * cells * steps <= COMPILE_SECONDS
 
 
 @in_float64
@@ -116,7 +116,7 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
     identity = all(isinstance(m.query, marginal_loss.DatavectorQuery) for m in measurements)
     if engine != "jax" and identity and not constraints:
         model = NumpyModel(domain, cliques, measurements, known_total)
-        if engine == "numpy" or prefers_numpy(model.tree.cells, len(model.tree.maximal), steps):
+        if engine == "numpy" or prefers_numpy(model.tree.cells, steps):
             descent = _numpy_backtracking if backtrack else _numpy_descent
             flat_theta, flat_mu = descent(model, model.flatten(theta), alpha, steps)
             return mbi.MarkovRandomField(potentials=_vector(domain, model.tables(flat_theta)),
@@ -124,8 +124,11 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
                                          total=known_total)
     oracle = marginal_oracles.default_oracle(cliques, domain, has_constraints=bool(constraints))
     descent = _jax_backtracking if backtrack else _jax_descent
-    potentials, mu = descent(_vector(domain, theta), alpha, steps, loss_fn, known_total,
-                             constraints, oracle=oracle)
+    potentials, mu = jax.block_until_ready(descent(_vector(domain, theta), alpha, steps, loss_fn,
+                                                   known_total, constraints, oracle=oracle))
+    # AIM and MWEM add a clique every round, so a program is never run twice; kept, the
+    # compiled programs would pile up (gigabytes over a long grid worker's life)
+    descent.clear_cache()  # type: ignore[attr-defined]  # (missing from JAX's stubs)
     return mbi.MarkovRandomField(potentials=potentials, marginals=mu, total=known_total,
                                  constraints=constraints)
 
