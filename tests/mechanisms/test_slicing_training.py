@@ -10,6 +10,7 @@ import scipy.stats
 import torch
 
 from reprolib.mechanisms.slicing.divergences import (
+    _median_distance,
     density_ratio,
     sliced_f_divergence,
     sliced_wasserstein,
@@ -60,6 +61,22 @@ def test_eq5_matches_an_independent_implementation(divergence, f):
                                divergence=divergence, tau=1e-2, multipliers=(0.5, 1.0, 2.0))
     assert float(ours) == pytest.approx(_eq5_by_hand(real, synthetic, f, 1e-2, (0.5, 1.0, 2.0)),
                                         rel=1e-8)
+
+
+@pytest.mark.parametrize("rows", [30, 32])  # 435 pairs (odd), 496 (even)
+def test_the_median_bandwidth_is_the_median_distance_between_distinct_rows(rows):
+    points = np.random.default_rng(3).integers(0, 3, size=(5, rows, 2)).astype(float)  # ties
+    distances = torch.cdist(torch.tensor(points), torch.tensor(points))
+    ours = _median_distance(distances).numpy()
+    np.testing.assert_allclose(ours, [np.median(scipy.spatial.distance.pdist(p)) for p in points],
+                               rtol=1e-12)
+
+
+def test_the_gradient_is_finite_where_a_synthetic_row_meets_a_real_one():
+    real = torch.tensor(np.random.default_rng(4).normal(size=(2, 20, 2)))
+    synthetic = real.clone().requires_grad_(True)
+    sliced_f_divergence(real, synthetic).backward()
+    assert torch.isfinite(synthetic.grad).all()
 
 
 def test_the_divergence_sees_a_shift_and_not_a_resample():

@@ -28,41 +28,49 @@ F_FUNCTIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 }
 
 
-def _squared_distances(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """(m, i, j) squared Euclidean distances between the rows of a (m, i, k) and b (m, j, k)."""
-    return ((a[:, :, None, :] - b[:, None, :, :]) ** 2).sum(-1)
-
-
-def median_bandwidths(real: torch.Tensor, synthetic: torch.Tensor) -> torch.Tensor:
-    """Per slice, the median distance between all the slice's samples, real and synthetic pooled
-    (the median heuristic, Remark 3); shape (m,), no gradient flows through it.
+def _distances(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """(m, i, j) Euclidean distances between the rows of a (m, i, k) and b (m, j, k), from the
+    coordinate differences (not the |a|^2 + |b|^2 - 2ab expansion, which cancels for close rows).
     """
-    pooled = torch.cat([real, synthetic], dim=1).detach()
-    return _median_distance(_squared_distances(pooled, pooled))
+    return torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist")
 
 
-def _median_distance(squared: torch.Tensor) -> torch.Tensor:
-    """Per slice, the median distance between distinct samples from their (m, n, n) squared
-    distances; of an even number of pairs, the mean of the middle two.
+def _median_distance(distances: torch.Tensor) -> torch.Tensor:
+    """Per slice, the median distance between distinct samples, shape (m,), from the (m, n, n)
+    distance matrices; of an even number of pairs, the mean of the middle two.
 
-    Sorted, the n^2 entries of a slice are the diagonal's n zeros, then every pair's squared
-    distance twice; so the j-th smallest pair is entry n + 2j (from 0), found by selection
-    (``kthvalue``) without gathering or sorting the pairs.
+    The lower middle pair comes from one selection (``kthvalue``) over the upper triangle; the
+    upper middle one equals it when enough pairs tie with it, else it is the smallest larger
+    distance.
     """
-    m, n = squared.shape[:2]
-    flat = squared.reshape(m, n * n)
-    pairs = n * (n - 1) // 2
-    low, high = ((flat.kthvalue(n + 2 * j + 1, dim=1).values.clamp_min(0.0).sqrt())
-                 for j in ((pairs - 1) // 2, pairs // 2))
-    return ((low + high) / 2).clamp_min(torch.finfo(squared.dtype).tiny)
+    n = distances.shape[1]
+    rows, columns = torch.triu_indices(n, n, 1, device=distances.device)
+    pairs = distances[:, rows, columns]
+    count = pairs.shape[1]
+    low = pairs.kthvalue((count + 1) // 2, dim=1).values
+    if count % 2:
+        high = low
+    else:
+        tied = (pairs <= low[:, None]).sum(dim=1) > count // 2
+        larger = torch.where(pairs > low[:, None], pairs, torch.inf).amin(dim=1)
+        high = torch.where(tied, low, larger)
+    return ((low + high) / 2).clamp_min(torch.finfo(distances.dtype).tiny)
 
 
 def density_ratio(real: torch.Tensor, synthetic: torch.Tensor, *, tau: float,
                   multipliers: Sequence[float]) -> torch.Tensor:
-    """The kernel estimate of p_syn / p_real at each real point, (m, b_real), before clipping."""
+    """The kernel estimate of p_syn / p_real at each real point, (m, b_real), before clipping.
+
+    The base bandwidth of each slice is the median distance between its samples, real and
+    synthetic pooled (the median heuristic, Remark 3). Only K_qp carries a gradient: the real rows are released data and the bandwidths are
+    detached, so K_qq and its Cholesky factor are constants of the step.
+    """
     n_q, n_p = real.shape[1], synthetic.shape[1]
-    base = median_bandwidths(real, synthetic)
-    d_qq, d_qp = _squared_distances(real, real), _squared_distances(real, synthetic)
+    pooled = torch.cat([real, synthetic], dim=1).detach()
+    distances = _distances(pooled, pooled)
+    base = _median_distance(distances)
+    d_qq = distances[:, :n_q, :n_q] ** 2
+    d_qp = _distances(real, synthetic) ** 2
     ridge = tau * torch.eye(n_q, dtype=real.dtype, device=real.device)
     ratios = []
     for multiplier in multipliers:
