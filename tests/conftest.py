@@ -1,9 +1,9 @@
 """Shared fixtures: scratch results and generated-notebook folders, so tests never touch the repo's,
-and a small real mixed-type table."""
+the SDNist data folder, and a small real mixed-type table."""
 
 import pytest
 
-from reprolib.data import DataError, MixedCoding, RawTable, load_dataset
+from reprolib.data import DataError, MixedCoding, RawTable, data_dir, load_dataset
 
 
 @pytest.fixture
@@ -14,6 +14,15 @@ def scratch_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("REPROLIB_RESULTS_DIR", str(results))
     monkeypatch.setenv("REPROLIB_GENERATED_DIR", str(generated))
     return results, generated
+
+
+@pytest.fixture(scope="session")
+def sdnist_root():
+    """The data directory, when it holds the SDNist excerpts (skipped with a message if not)."""
+    root = data_dir()
+    if not (root / "sdnist-acs" / "data_dictionary.json").is_file():
+        pytest.skip(f"shared data folder not available: no SDNist excerpts under {root}")
+    return root
 
 
 MIXED_COLUMNS = ("SEX", "MSP", "EDU", "RAC1P", "AGEP", "PINCP", "POVPIP")

@@ -4,29 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.data import DataError, data_dir
+from reprolib.data import DataError, sdnist_bounds
 from reprolib.papers.rappp.data import (
     PAPER_TASKS,
     STAND_IN_TASKS,
     load_paper_task,
     load_stand_in,
     load_task,
-    sdnist_bounds,
     split,
 )
 
 # Table 1 of the paper: categorical features (label included) and numerical features per task
 TABLE_1_COUNTS = {"income": (9, 9), "employment": (18, 10), "coverage": (19, 10),
                   "travel": (13, 9), "mobility": (20, 10)}
-
-
-@pytest.fixture(scope="module")
-def sdnist_root():
-    """The data directory, when it holds the SDNist excerpts (skipped with a message if not)."""
-    root = data_dir()
-    if not (root / "sdnist-acs" / "data_dictionary.json").is_file():
-        pytest.skip(f"shared data folder not available: no SDNist excerpts under {root}")
-    return root
 
 
 @pytest.mark.parametrize("task", list(TABLE_1_COUNTS))

@@ -15,6 +15,8 @@ PrivPGD's and the slicing paper's ACS tasks read these (``reprolib.data.acs_stan
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +26,12 @@ import pandas as pd
 
 from reprolib.data._containers import ColumnKind, RawTable
 from reprolib.data._folktables import LABEL, _problem
+from reprolib.data._mixed import MixedCoding
 from reprolib.data._registry import load_dataset
 
 SDNIST_2018 = ("national2018", "ma2018", "tx2018")
+#: The SDNist columns that are quantities; the others are codes.
+SDNIST_NUMERICAL = ("AGEP", "DENSITY", "PINCP", "POVPIP", "PWGTP", "WGTP")
 _ACS_NUMERICAL = frozenset({"AGEP", "PINCP", "POVPIP"})
 
 #: folktables feature -> the SDNist column standing in for it (ST is derived from PUMA).
@@ -141,6 +146,60 @@ def acs_stand_in(name: str, root: Path) -> RawTable:
     if name not in _ACS:
         raise KeyError(f"no ACS stand-in named {name!r}; there are {list(_ACS)}")
     return _build_acs(_ACS[name], root)
+
+
+def acs_stand_in_coding(name: str, root: Path) -> MixedCoding:
+    """The public coding of stand-in ``name``: every categorical column's values from the three
+    excerpts' published schemas (ST from their PUMA codes, "N" as 0 as :func:`acs_stand_in`
+    codes it), numerical bounds from :func:`sdnist_bounds`, the label 0/1. Nothing is read off
+    the records, so the coding costs no privacy.
+    """
+    schemas = [_sdnist_schema(root, excerpt) for excerpt in SDNIST_2018]
+    categories: dict[str, tuple] = {}
+    for column in acs_stand_in_columns(_ACS[name].task):
+        if column in _ACS_NUMERICAL:
+            continue
+        source = "PUMA" if column == "ST" else column
+        values = {str(v) for schema in schemas for v in schema[source]["values"]}
+        if column == "ST":
+            values = {v[:2] for v in values}
+        categories[column] = tuple(sorted(0 if v == "N" else int(v) for v in values))
+    categories[LABEL] = (0, 1)
+    bounds = sdnist_bounds(root)
+    numerical = [c for c in acs_stand_in_columns(_ACS[name].task) if c in _ACS_NUMERICAL]
+    return MixedCoding(categories, {c: bounds[c] for c in numerical})
+
+
+@functools.lru_cache(maxsize=8)
+def _sdnist_schema(root: Path, excerpt: str) -> dict:
+    return json.loads((Path(root) / "sdnist-acs" / f"{excerpt}.json").read_text())["schema"]
+
+
+@functools.lru_cache(maxsize=8)
+def _sdnist_dictionary(root: Path) -> dict:
+    return json.loads((Path(root) / "sdnist-acs" / "data_dictionary.json").read_text())
+
+
+def sdnist_bounds(root: Path) -> dict[str, tuple[float, float]]:
+    """The declared range of every numerical SDNist column, from its public data dictionary:
+    the dictionary's min and max, widened to its numeric special codes (POVPIP's 501, WGTP's 0)
+    and to 0, the value a missing number takes.
+    """
+    dictionary = _sdnist_dictionary(Path(root))
+    out = {}
+    for column in SDNIST_NUMERICAL:
+        values = dictionary[column]["values"]
+        special = [float(k) for k in values if k not in ("min", "max") and _is_number(k)]
+        out[column] = (min([values["min"], 0.0, *special]), max([values["max"], *special]))
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def acs_stand_in_text(name: str) -> str:

@@ -19,6 +19,7 @@ from reprolib.data._paths import data_dir as default_data_dir
 from reprolib.data._paths import require_file, user_cache_dir
 
 __all__ = [
+    "ACS_BOUNDS",
     "ACS_DATASETS",
     "ACS_HORIZONS",
     "ACS_NUMERICAL",
@@ -41,6 +42,12 @@ ACS_TASKS = {
 #: ACS variables that are quantities (age, hours, income, poverty ratio, minutes); all other
 #: task features are codes and are categorical.
 ACS_NUMERICAL = frozenset({"AGEP", "WKHP", "PINCP", "POVPIP", "JWMNP"})
+#: Public ranges of ACS PUMS quantities (ours, wide enough for every PUMS code; a missing value
+#: is 0): what codes these columns into [0, 1] without reading the records.
+ACS_BOUNDS = {"AGEP": (0, 99), "WKHP": (0, 99), "PINCP": (-20_000, 2_000_000),
+              "PWGTP": (0, 9_999), "INTP": (-10_000, 1_000_000), "JWMNP": (0, 200),
+              "JWRIP": (0, 10), "SEMP": (-10_000, 1_000_000), "WAGP": (0, 1_000_000),
+              "POVPIP": (0, 501)}
 #: Name of the binary label column (the task's target after folktables' transform).
 LABEL = "label"
 #: ACS PUMS horizons folktables serves; PrivPGD used the 5-year sample.

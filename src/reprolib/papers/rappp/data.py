@@ -32,7 +32,6 @@ PUMS codes, with values beyond them clipped. Missing numbers are 0, as in folkta
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +40,8 @@ import numpy as np
 import pandas as pd
 
 from reprolib.data import (
+    ACS_BOUNDS,
+    SDNIST_NUMERICAL,
     DataError,
     MixedCoding,
     MixedDataset,
@@ -48,17 +49,13 @@ from reprolib.data import (
     data_dir,
     load_acs_persons,
     load_dataset,
+    sdnist_bounds,
 )
 
 PAPER_STATES = ("CA", "NY", "TX", "FL", "PA")
 PAPER_YEAR = 2014  # the authors' code: ACSDataSource(survey_year=2014, horizon="1-Year")
 PAPER_NUMERICAL = ("AGEP", "WKHP", "PINCP", "PWGTP", "INTP", "JWMNP", "JWRIP", "SEMP", "WAGP",
                    "POVPIP")
-# Ranges of the paper's numerical columns (ours, wide enough for the PUMS codes; missing is 0)
-PAPER_BOUNDS = {"AGEP": (0, 99), "WKHP": (0, 99), "PINCP": (-20_000, 2_000_000),
-                "PWGTP": (0, 9_999), "INTP": (-10_000, 1_000_000), "JWMNP": (0, 200),
-                "JWRIP": (0, 10), "SEMP": (-10_000, 1_000_000), "WAGP": (0, 1_000_000),
-                "POVPIP": (0, 501)}
 STAND_INS = ("national2018", "ma2018", "tx2018")
 """Stand-in 'states': the SDNist 2018 excerpts (national sample, Massachusetts, Texas)."""
 SPLIT = 0.8  # train share (the paper's 80/20 split, redrawn for every seed as the code does)
@@ -137,7 +134,7 @@ PAPER_TASKS: dict[str, Task] = {t.name: t for t in (
 
 _SDNIST_CATS = ("PUMA", "SEX", "MSP", "HISP", "RAC1P", "NOC", "NPF", "HOUSING_TYPE", "OWN_RENT",
                 "INDP_CAT", "EDU", "DVET", "DREM", "DPHY", "DEYE", "DEAR")
-_SDNIST_NUMS = ("AGEP", "DENSITY", "PINCP", "POVPIP", "PWGTP", "WGTP")
+_SDNIST_NUMS = SDNIST_NUMERICAL
 _STAND_IN_TARGETS: dict[str, tuple[str, Rows, Rows | None]] = {
     # target: (source column, rule, rows of the single task)
     "income": ("PINCP", _gt("PINCP", 50_000),
@@ -223,33 +220,6 @@ def _encode(table: RawTable, task: Task, bounds: dict[str, tuple[float, float]],
                         tuple(task.targets), data.source), coding
 
 
-@functools.lru_cache(maxsize=8)
-def _sdnist_dictionary(root: Path) -> dict:
-    return json.loads((root / "sdnist-acs" / "data_dictionary.json").read_text())
-
-
-def sdnist_bounds(root: Path | None = None) -> dict[str, tuple[float, float]]:
-    """The declared range of every numerical SDNist column, from its public data dictionary:
-    the dictionary's min and max, widened to its numeric special codes (POVPIP's 501, WGTP's 0)
-    and to 0, the value a missing number takes.
-    """
-    dictionary = _sdnist_dictionary(Path(root) if root is not None else data_dir())
-    out = {}
-    for column in _SDNIST_NUMS:
-        values = dictionary[column]["values"]
-        special = [float(k) for k in values if k not in ("min", "max") and _is_number(k)]
-        out[column] = (min([values["min"], 0.0, *special]), max([values["max"], *special]))
-    return out
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def load_stand_in(task: str, state: str = "national2018", root: Path | None = None
                   ) -> RapppData:
     """The stand-in ``task`` on the SDNist excerpt ``state`` (one of ``STAND_INS``)."""
@@ -284,7 +254,7 @@ def load_paper_task(task: str, state: str, root: Path | None = None,
     frame[list(spec.categorical)] = frame[list(spec.categorical)].fillna(0)
     frame.attrs["source"] = frame.attrs.get("source", f"ACS PUMS {PAPER_YEAR} {state}")
     table = _table(frame, spec, int)
-    data, coding = _encode(table, spec, PAPER_BOUNDS, {}, clip=True)
+    data, coding = _encode(table, spec, ACS_BOUNDS, {}, clip=True)
     return RapppData(data, coding, spec, state, False, str(frame.attrs["source"]))
 
 

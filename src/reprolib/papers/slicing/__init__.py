@@ -1,8 +1,11 @@
 """The slicing mechanism (Greenewald, Yu, Wang, Xu; NeurIPS 2024): its privacy analysis and noise
-calibration are re-derived and computed; its tables and figures are pending.
+calibration are re-derived and computed, its tasks counted (Table 2); its comparisons and figures
+are pending.
 """
 
+from reprolib.data import acs_stand_in_text
 from reprolib.experiments import Artifact, Chapter, PaperSpec, pending
+from reprolib.papers.slicing.data import TASKS
 
 SPEC = PaperSpec(
     key="slicing",
@@ -14,16 +17,22 @@ SPEC = PaperSpec(
                  title="Noise calibration: Theorem 1, the exact Rényi curve and Proposition 3",
                  notebook="notebooks/slicing/calibration.py",
                  toc_title="Noise for the paper's budgets"),
+        Artifact(id="slicing-tab2", paper="slicing", title="Dataset details",
+                 notebook="notebooks/slicing/datasets.py",
+                 toc_title="The five ACS tasks (Table 2)"),
         *pending("slicing", [
             ("slicing-tab1", "Tabular comparison at epsilon 5.1"),
-            ("slicing-tab2", "Dataset details"),
             ("slicing-tab3", "Tabular comparison at epsilon 8.1"),
             ("slicing-fig1", "MNIST accuracy vs epsilon"),
             ("slicing-fig2", "MNIST to USPS domain adaptation vs epsilon"),
         ]),
     ),
-    experiments={"slicing-calibration": "reprolib.papers.slicing.calibration:CALIBRATION"},
+    experiments={"slicing-calibration": "reprolib.papers.slicing.calibration:CALIBRATION",
+                 "slicing-tab2": "reprolib.papers.slicing.datasets:DATASETS"},
     checks="reprolib.papers.slicing.checks:CHECKS",
     chapters=(Chapter(file="book/slicing/index", sections=("book/slicing/privacy",)),),
     no_data={"slicing-calibration": "closed forms (no data)"},
+    stand_ins={task: f"sdnist/{{national,ma,tx}}2018: {acs_stand_in_text(stand_in)}"
+               for task, (_, stand_in) in TASKS.items()},
+    stand_in_column="metric.stand_in",
 )

@@ -13,3 +13,20 @@ def calibration_table(frame: pd.DataFrame) -> pd.DataFrame:
     return table.pivot_table(index=["ε reported", "ε₀", "d", "m′"], columns="mechanism",
                              values="metric.sigma").round(4)[
         ["theorem-1", "exact", "proposition-3"]]
+
+
+def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 2: per task, the records and columns counted here beside the paper's."""
+    from reprolib.papers.slicing.reported import TABLE_2, TABLE_2_COLUMNS
+
+    ours = frame.set_index("dataset")
+    table = pd.DataFrame({
+        "data": ours["param.source"],
+        **{f"{c} (ours)": ours[f"metric.{c}"].astype(int) for c in TABLE_2_COLUMNS},
+        **{f"{c} (paper)": [TABLE_2[t][i] for t in ours.index]
+           for i, c in enumerate(TABLE_2_COLUMNS)},
+        "encoded columns": ours["metric.encoded_columns"].astype(int),
+        "label = 1": ours["metric.positive_share"].round(3),
+    })
+    table.index.name = "task"
+    return table
