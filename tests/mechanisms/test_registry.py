@@ -150,3 +150,11 @@ def test_nested_settings_come_from_a_mapping_and_are_checked():
         make_config(_Outer, {"inner": {"step": 5}}, owner="Outer")
     with pytest.raises(TypeError, match="Outer.inner.rate must be float"):
         make_config(_Outer, {"inner": {"rate": "fast"}}, owner="Outer")
+
+
+def test_a_nested_mapping_changes_only_the_settings_it_names():
+    # SliceWass' default training has its own loss: a mapping naming the epochs keeps it
+    wass = build("SliceWass", {"training": {"epochs": 3}})
+    assert (wass.config.training.loss, wass.config.training.epochs) == ("sliced-wasserstein", 3)
+    base = _Outer(inner=_Inner(steps=7, rate=0.5))
+    assert make_config(_Outer, {"inner": {"rate": 0.2}}, base=base).inner == _Inner(7, 0.2)

@@ -183,7 +183,14 @@ def make_config(config: type[Any], overrides: Mapping[str, Any], *, base: Any = 
     if base is not None and not isinstance(base, config):
         raise TypeError(f"base must be a {config.__name__}, got {type(base).__name__}")
     hints = typing.get_type_hints(config)
-    values = {name: coerce(hints[name], value, f"{who}.{name}") for name, value in overrides.items()}
+    values = {}
+    for name, value in overrides.items():
+        if isinstance(value, Mapping) and dataclasses.is_dataclass(hints[name]):
+            # a nested config changes only the settings named: the rest keep the outer default
+            inner = getattr(base if base is not None else config(**fixed), name)
+            values[name] = make_config(hints[name], value, base=inner, owner=f"{who}.{name}")
+        else:
+            values[name] = coerce(hints[name], value, f"{who}.{name}")
     if base is None:
         return config(**values, **fixed)
     return dataclasses.replace(base, **values, **fixed)

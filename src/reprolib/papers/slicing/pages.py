@@ -30,3 +30,25 @@ def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
     })
     table.index.name = "task"
     return table
+
+
+def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
+    """Table 1 or 3: per task and mechanism, each score's mean ± std over our seeds, and the
+    paper's; the paper's DP-SGD, PATE and MERF rows (not re-run) carry only the paper's.
+    """
+    from reprolib.papers.slicing.reported import SCORES, TABLE_1, TABLE_3
+
+    reported = TABLE_1 if artifact == "slicing-tab1" else TABLE_3
+    names = {"Algorithm 1": "Slicing"}
+    rows = []
+    for (task, mechanism), values in reported.items():
+        ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == names.get(mechanism,
+                                                                                 mechanism))]
+        row = {"task": task, "mechanism": names.get(mechanism, mechanism), "runs": len(ours)}
+        for score, paper in zip(SCORES, values, strict=True):
+            column = ours.get(f"metric.{score}", pd.Series(dtype=float)).dropna()
+            row[f"{score} ours"] = (f"{column.mean():.2f} ± {column.std(ddof=0):.2f}"
+                                    if len(column) else "–")
+            row[f"{score} paper"] = "–" if paper is None else f"{paper[0]:.2f} ± {paper[1]:.2f}"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["task", "mechanism"])
