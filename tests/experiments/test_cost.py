@@ -1,5 +1,6 @@
 """``reprolib batch --dry-run``: the cells a batch would compute and their estimated compute."""
 
+import pandas as pd
 import pytest
 
 from reprolib import cli
@@ -20,9 +21,10 @@ def test_missing_cells_are_listed_and_timed_from_their_recorded_neighbours(scrat
     plan = plan_batch("preliminaries", "smoke")
     assert len(plan) == len(rows) - len(kept) and set(plan["epsilon"]) == {1.0}
     assert set(plan["basis"]) == {"dataset"}  # the same conversion's other runs are recorded
-    recorded = rows[rows["key"].isin(kept)].groupby("mechanism")["wall_time_s"].mean()
-    for _, row in plan.iterrows():
-        assert row["seconds"] == pytest.approx(recorded[row["mechanism"]])
+    recorded = rows[rows["key"].isin(kept)].groupby(["mechanism", "epsilon"])["wall_time_s"].mean()
+    for _, row in plan.iterrows():  # interpolated between the recorded epsilons' mean times
+        around = recorded[row["mechanism"]]
+        assert around.min() * (1 - 1e-9) <= row["seconds"] <= around.max() * (1 + 1e-9)
     summary = summarise_plan(plan)
     assert list(summary["cells"]) == [len(plan)]
     assert summary["hours"].iloc[0] == pytest.approx(plan["seconds"].sum() / 3600)
@@ -40,3 +42,13 @@ def test_the_dry_run_prints_the_plan_and_runs_nothing(scratch_dirs, capsys):
     out = capsys.readouterr().out
     assert "prelim-conversions" in out and "nothing comparable recorded" in out
     assert len(open_store("prelim-conversions", "smoke")) == 0
+
+
+def test_a_cells_epsilon_interpolates_the_recorded_times_log_linearly(scratch_dirs):
+    from reprolib.experiments._cost import _at_epsilon
+
+    runs = pd.DataFrame({"epsilon": [1.0, 1.0, 100.0], "wall_time_s": [8.0, 12.0, 1000.0]})
+    assert _at_epsilon(runs, 10.0) == pytest.approx(100.0)  # halfway in log: 10 s to 1000 s
+    assert _at_epsilon(runs, 0.01) == pytest.approx(10.0)  # held at the nearest outside
+    assert _at_epsilon(runs, None) == pytest.approx(340.0)
+    assert _at_epsilon(runs.assign(epsilon=None), 10.0) == pytest.approx(340.0)

@@ -10,6 +10,11 @@ store, the most specific match first:
    bound: the larger scale turns the compute knobs up);
 4. ``none``: nothing comparable is recorded.
 
+Within a match the cell's epsilon counts: run times can grow steeply with the budget (AIM on
+nltcs: 4 s at epsilon 0.01, 10 to 15 minutes at 31.6), so the matched runs' mean times per
+epsilon are interpolated log-linearly in log epsilon at the cell's, and held at the nearest
+recorded epsilon outside their range (so a cell beyond it is likely underestimated).
+
 An experiment whose cells are read off other artifacts' runs that are not all stored yet (AIM
 Figures 5-6) cannot list them: its one row has basis ``after its sources``.
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from reprolib.experiments._catalogue import catalogue
@@ -37,23 +43,37 @@ BASES = ("dataset", "mechanism", "smaller scale", "none", "after its sources")
 
 def _recorded(artifact: str, scale: str, root: Path | None) -> pd.DataFrame:
     store = open_store(artifact, scale, root)
+    columns = ["mechanism", "dataset", "epsilon", "wall_time_s"]
     if len(store) == 0:
-        return pd.DataFrame(columns=["mechanism", "dataset", "wall_time_s"])
-    return store.frame()[["mechanism", "dataset", "wall_time_s"]]
+        return pd.DataFrame(columns=columns)
+    return store.frame()[columns]
 
 
-def _estimate(mechanism: str, dataset: str, here: pd.DataFrame,
+def _at_epsilon(runs: pd.DataFrame, epsilon: float | None) -> float:
+    """The mean wall time of ``runs`` at ``epsilon``: log-linear in log epsilon between the
+    nearest recorded epsilons, the nearest one's outside them; the plain mean without epsilons.
+    """
+    budgeted = runs.dropna(subset=["epsilon"])
+    if epsilon is None or budgeted.empty:
+        return float(runs["wall_time_s"].mean())
+    means = budgeted.groupby("epsilon")["wall_time_s"].mean()
+    log_seconds = np.log(np.maximum(means.to_numpy(float), 1e-9))
+    return float(np.exp(np.interp(np.log(epsilon), np.log(means.index.to_numpy(float)),
+                                  log_seconds)))
+
+
+def _estimate(mechanism: str, dataset: str, epsilon: float | None, here: pd.DataFrame,
               smaller: list[pd.DataFrame]) -> tuple[float | None, str]:
     same = here[(here["mechanism"] == mechanism) & (here["dataset"] == dataset)]
     if len(same):
-        return float(same["wall_time_s"].mean()), "dataset"
+        return _at_epsilon(same, epsilon), "dataset"
     same = here[here["mechanism"] == mechanism]
     if len(same):
-        return float(same["wall_time_s"].mean()), "mechanism"
+        return _at_epsilon(same, epsilon), "mechanism"
     for frame in smaller:
         same = frame[(frame["mechanism"] == mechanism) & (frame["dataset"] == dataset)]
         if len(same):
-            return float(same["wall_time_s"].mean()), "smaller scale"
+            return _at_epsilon(same, epsilon), "smaller scale"
     return None, "none"
 
 
@@ -85,7 +105,8 @@ def plan_batch(paper: str | None, scale: str, root: Path | None = None) -> pd.Da
             for cell in cells:
                 if store.has(cell):
                     continue
-                seconds, basis = _estimate(cell.mechanism, cell.dataset, here, smaller)
+                seconds, basis = _estimate(cell.mechanism, cell.dataset, cell.epsilon, here,
+                                           smaller)
                 rows.append({"artifact": artifact, "mechanism": cell.mechanism,
                              "dataset": cell.dataset, "epsilon": cell.epsilon, "seed": cell.seed,
                              "seconds": seconds, "basis": basis})
