@@ -7,9 +7,10 @@ amplification: the paper gives none). Its synthetic records, as many as the task
 against the whole task (the paper does not say which real records it scored against). DP-SGD,
 PATE and MERF, the paper's other rows, are not re-run here.
 
-The scales differ in compute only: ``paper`` trains the paper's 200 epochs with our m' = 500
-released projections; ``small`` cuts to 20 epochs and m' = 100 (k = 2, m = 50 for Algorithm 1;
-m = 100 for SliceWass), the paper's learning rate and batch kept; ``smoke`` one task, one epoch.
+``paper`` runs the paper's records (folktables CA 2018), 5 seeds (ours) and the paper's 200
+epochs with our m' = 500 released projections; ``small`` runs the stand-ins with 3 seeds, 20
+epochs and m' = 100 (k = 2, m = 50 for Algorithm 1; m = 100 for SliceWass), the paper's learning
+rate and batch kept; ``smoke`` one task, one seed, one epoch, m' = 20.
 """
 
 from __future__ import annotations

@@ -33,22 +33,30 @@ def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
-    """Table 1 or 3: per task and mechanism, each score's mean ± std over our seeds, and the
-    paper's; the paper's DP-SGD, PATE and MERF rows (not re-run) carry only the paper's.
+    """Table 1 or 3: per task and mechanism, each score's mean ± std over our seeds beside the
+    paper's (columns: score, then "ours" / "paper"); the paper's DP-SGD, PATE and MERF rows (not
+    re-run) carry only the paper's.
     """
     from reprolib.papers.slicing.reported import SCORES, TABLE_1, TABLE_3
 
     reported = TABLE_1 if artifact == "slicing-tab1" else TABLE_3
-    names = {"Algorithm 1": "Slicing"}
-    rows = []
-    for (task, mechanism), values in reported.items():
-        ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == names.get(mechanism,
-                                                                                 mechanism))]
-        row = {"task": task, "mechanism": names.get(mechanism, mechanism), "runs": len(ours)}
+    rows, index = [], []
+    for (task, printed), values in reported.items():
+        mechanism = "Slicing" if printed == "Algorithm 1" else printed
+        ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == mechanism)]
+        row = {("runs", ""): len(ours)}
         for score, paper in zip(SCORES, values, strict=True):
             column = ours.get(f"metric.{score}", pd.Series(dtype=float)).dropna()
-            row[f"{score} ours"] = (f"{column.mean():.2f} ± {column.std(ddof=0):.2f}"
+            row[(score, "ours")] = (f"{column.mean():.2f} ± {column.std(ddof=0):.2f}"
                                     if len(column) else "–")
-            row[f"{score} paper"] = "–" if paper is None else f"{paper[0]:.2f} ± {paper[1]:.2f}"
+            row[(score, "paper")] = "–" if paper is None else _as_printed(*paper)
         rows.append(row)
-    return pd.DataFrame(rows).set_index(["task", "mechanism"])
+        index.append((task, mechanism))
+    table = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=["task", "mechanism"]))
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    return table
+
+
+def _as_printed(mean: float, std: float) -> str:
+    """A reported mean ± std with the paper's decimals (two, three for its 0.001 and 0.003)."""
+    return f"{mean:.2f} ± {std:.2f}" if round(std, 2) == std else f"{mean:.2f} ± {std:.3f}"
