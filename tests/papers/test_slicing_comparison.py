@@ -57,3 +57,5 @@ def test_the_claim_counts_the_pairs_where_algorithm_1_is_ahead():
     # KSComp, ContSim and LogitRegression tie at 0.5; CorrSim is absent: 1 win of 4 pairs
     outcome = _slicing_wins(_Rows(_runs([0.6, 0.8], [0.5, 0.5])), "slicing-tab1")
     assert (outcome.status, outcome.observed.split(" in ")[1][:3]) == ("fail", "1/4")
+    only_ours = _runs([0.6], [])
+    assert _slicing_wins(_Rows(only_ours), "slicing-tab1").status == "missing"

@@ -138,13 +138,28 @@ def _slicing_wins(ctx: CheckContext, artifact: str) -> Outcome:
 
     means = ctx.results(artifact, "small").groupby(["dataset", "mechanism"])[
         [f"metric.{s}" for s in SCORES]].mean()
-    pairs = [(task, score) for task in means.index.get_level_values(0).unique()
-             for score in SCORES if not np.isnan(means.loc[(task, "Slicing"), f"metric.{score}"])]
+    tasks = [t for t in means.index.get_level_values(0).unique()
+             if {(t, "Slicing"), (t, "SliceWass")} <= set(means.index)]
+    expected = "more than half of the pairs (the paper: 'in most settings')"
+    if not tasks:
+        return Outcome("missing", "no task has runs of both mechanisms", expected)
+    pairs = [(task, score) for task in tasks for score in SCORES
+             if not np.isnan(means.loc[(task, "Slicing"), f"metric.{score}"])]
     wins = [p for p in pairs if means.loc[(p[0], "Slicing"), f"metric.{p[1]}"]
             > means.loc[(p[0], "SliceWass"), f"metric.{p[1]}"]]
     return Outcome("pass" if 2 * len(wins) > len(pairs) else "fail",
                    f"Algorithm 1's mean above SliceWass' in {len(wins)}/{len(pairs)} (task, "
-                   "score) pairs", "more than half of the pairs (the paper: 'in most settings')")
+                   f"score) pairs over {len(tasks)} tasks", expected)
+
+
+TIED_AT_SMALL = (
+    "On the stand-ins at small scale (20 epochs, m' = 100, 3 seeds) Algorithm 1 and SliceWass "
+    "are tied: Algorithm 1 is ahead in about half of the (task, score) pairs, and most gaps are "
+    "within the seed-to-seed spread of either mechanism (the page shows both). The paper trains "
+    "200 epochs on 4 to 40 times more records; whether its margin appears with that compute is "
+    "a question for the paper-scale run, which needs a GPU (about 0.5 s per step on a CPU).")
+# the comparison claims our small runs contradict (None: expected to hold)
+CLAIM_DEVIATIONS: dict[str, str | None] = {"slicing-tab1": TIED_AT_SMALL, "slicing-tab3": None}
 
 
 def _comparison_checks(artifact: str) -> list[Check]:
@@ -160,7 +175,8 @@ def _comparison_checks(artifact: str) -> list[Check]:
               scale="small", data=STAND_INS,
               description=f"Algorithm 1 scores above SliceWass in most settings ({table}; the "
                           "paper's Section 4.1)",
-              evaluate=lambda ctx: _slicing_wins(ctx, artifact)),
+              evaluate=lambda ctx: _slicing_wins(ctx, artifact),
+              deviation=CLAIM_DEVIATIONS[artifact]),
         regression_check(artifact, ["sigma", "spent_base_epsilon", "TVComp", "ContSim"],
                          rtol=1e-5, data="SDNist mobility stand-in, one epoch (smoke)"),
     ]
