@@ -1,0 +1,41 @@
+"""Slicing checks: they hold on the committed results and fail when a recorded number is wrong."""
+
+from reprolib._paths import repo_root
+from reprolib.experiments import checks_of, evaluate_checks, scorecard_frame
+
+COMMITTED = repo_root() / "results"
+
+
+def _statuses(root):
+    checks = [c for c in checks_of("slicing") if c.kind != "regression"]  # regression: in CI
+    card = scorecard_frame(evaluate_checks(checks, root))
+    return dict(zip(card["check"], card["status"], strict=False))
+
+
+def test_committed_results_fail_no_slicing_check():
+    statuses = _statuses(COMMITTED)
+    assert statuses and set(statuses.values()) <= {"pass", "not-applicable", "deviation"}, statuses
+    assert all(statuses[f"slicing-tab{k}-budget-{scale}"] == "pass"
+               for k in (1, 3) for scale in ("smoke", "small"))
+    # the finding on the stand-ins (see the check's deviation text)
+    assert sorted(c for c, s in statuses.items() if s == "deviation") == [
+        "slicing-tab1-slicing-beats-slicewass"]
+
+
+def test_an_overspent_run_fails_the_budget_check(copy_of_results, tamper, metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "SliceWass":
+            values["spent_base_epsilon"] *= 1.001
+
+    tamper(copy_of_results, "slicing-tab1", "smoke", metrics_changed(change))
+    assert _statuses(copy_of_results)["slicing-tab1-budget-smoke"] == "fail"
+
+
+def test_a_base_budget_that_amplifies_past_the_reported_epsilon_fails(copy_of_results, tamper,
+                                                                     metrics_changed):
+    def change(values, row):
+        values["base_epsilon"] *= 1.01
+        values["budget_base_epsilon"] = values["spent_base_epsilon"] = values["base_epsilon"]
+
+    tamper(copy_of_results, "slicing-tab3", "smoke", metrics_changed(change))
+    assert _statuses(copy_of_results)["slicing-tab3-budget-smoke"] == "fail"
