@@ -17,10 +17,11 @@ def _statuses(root):
 def test_committed_results_fail_no_aim_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) <= {"pass", "deviation"}, statuses
-    # the documented finding at small scale: between the two smallest ε titanic's trial means
-    # rise, within the trials' spread
+    # the documented findings at small scale: between the two smallest ε titanic's trial means
+    # rise, within the trials' spread; on nltcs' skewed workload AIM is not the best
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
-        "aim-fig1-aim-falls-small", "aim-fig3-aim-falls-small", "aim-fig5-grows-small"]
+        "aim-fig1-aim-falls-small", "aim-fig3-aim-best-small", "aim-fig3-aim-falls-small",
+        "aim-fig5-grows-small"]
 
 
 def test_wrong_dataset_statistics_fail(copy_of_results, tamper):

@@ -118,7 +118,8 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
             Check(id=f"{artifact}-aim-best-{scale}", artifact=artifact, kind="claim", scale=scale,
                   data=DATA, description="AIM is best among the re-run workload-aware mechanisms "
                                          "in most settings",
-                  evaluate=lambda ctx: _aim_wins(ctx, artifact, scale)),
+                  evaluate=lambda ctx: _aim_wins(ctx, artifact, scale),
+                  deviation=NLTCS_SKEWED if artifact == "aim-fig3" else None),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
                   evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale),
@@ -128,6 +129,17 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
     return checks
 
 
+NLTCS_SKEWED = (
+    "Not seen on the skewed workload once nltcs joined small scale: there MWEM+PGM has the "
+    "lowest mean error for epsilon up to 0.316 and the Gaussian mechanism (each workload "
+    "marginal measured directly) from epsilon 1 on, so AIM wins only titanic's settings. On "
+    "nltcs, 16 binary attributes, a workload marginal has 8 cells and answering all 256 of "
+    "them directly is cheap; in Figure 1 the Gaussian mechanism also passes AIM on nltcs from "
+    "epsilon 31.6, where AIM's error levels off. A likely cause is the small-scale cut (100 "
+    "Private-PGM iterations per round and for the final fit, against the paper's 1000 and "
+    "2500; capacity 1 MB): an under-converged final fit puts a floor under AIM's error that "
+    "direct noisy answers go below at large epsilon. The spot cells at the paper's settings on "
+    "nltcs will tell; until they run this stays open.")
 SMALLEST_EPSILONS_NOISE = (
     "Not seen on titanic at small scale: between the two smallest ε (0.01 and 0.0316) AIM's mean "
     "error over three trials rises, with the trials' ranges overlapping widely (the observed "

@@ -73,7 +73,7 @@ PROFILES: dict[Scale, Profile] = {
                      mechanisms=FIGURE_MECHANISMS),
     # the whole design at reduced compute; datasets join as their grids are completed, the rest
     # are listed by ``pending_datasets``
-    "small": Profile(datasets=("titanic",), attributes=None, epsilons=PAPER_EPSILONS,
+    "small": Profile(datasets=("titanic", "nltcs"), attributes=None, epsilons=PAPER_EPSILONS,
                      trials=3, pgm_iters=100, max_model_size_mb=1.0,
                      mechanisms=FIGURE_MECHANISMS),
     "paper": Profile(datasets=AIM_DATASETS, attributes=None, epsilons=PAPER_EPSILONS, trials=5,
