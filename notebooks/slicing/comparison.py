@@ -21,7 +21,7 @@
 # Algorithm 1 on the smoothed-sliced Pearson χ² divergence with k = 2, SliceWass on the smoothed
 # sliced Wasserstein distance with k = 1, the same number m′ of released projections for both.
 # The ε is the paper's, *after* amplification; ours amplifies through the sample's size, valid
-# for the replace-one neighbours this release needs ({ref}`slicing-thm-poisson`), and pays the
+# for the replace-one neighbours this release needs ({prf:ref}`slicing-thm-poisson`), and pays the
 # private bounds of the numerical columns from the same budget (the paper spends ε = 0.5 on them
 # and does not count it). δ = 10⁻⁵ (ours; the paper gives none).
 #
