@@ -16,6 +16,22 @@ def scratch_dirs(tmp_path, monkeypatch):
     return results, generated
 
 
+class _RecordedRows:
+    """A stand-in check context whose every artifact and scale has the rows ``frame``."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def results(self, artifact, scale):
+        return self.frame
+
+
+@pytest.fixture
+def recorded_rows():
+    """``recorded_rows(frame)``: a check context that reads ``frame`` for any artifact."""
+    return _RecordedRows
+
+
 @pytest.fixture(scope="session")
 def sdnist_root():
     """The data directory, when it holds the SDNist excerpts (skipped with a message if not)."""

@@ -35,14 +35,6 @@ def _runs(slicing_tv, wass_tv):
     return pd.DataFrame(rows)
 
 
-class _Rows:
-    def __init__(self, frame):
-        self.frame = frame
-
-    def results(self, artifact, scale):
-        return self.frame
-
-
 def test_the_page_shows_our_mean_and_std_beside_every_printed_row():
     table = comparison_table(_runs([0.6, 0.8], [0.5, 0.5]), "slicing-tab1")
     assert len(table) == 25  # five tasks, five mechanisms as printed
@@ -53,9 +45,9 @@ def test_the_page_shows_our_mean_and_std_beside_every_printed_row():
     assert table.loc[("income", "MERF"), "runs"].item() == 0
 
 
-def test_the_claim_counts_the_pairs_where_algorithm_1_is_ahead():
+def test_the_claim_counts_the_pairs_where_algorithm_1_is_ahead(recorded_rows):
     # KSComp, ContSim and LogitRegression tie at 0.5; CorrSim is absent: 1 win of 4 pairs
-    outcome = _slicing_wins(_Rows(_runs([0.6, 0.8], [0.5, 0.5])), "slicing-tab1")
+    outcome = _slicing_wins(recorded_rows(_runs([0.6, 0.8], [0.5, 0.5])), "slicing-tab1")
     assert (outcome.status, outcome.observed.split(" in ")[1][:3]) == ("fail", "1/4")
     only_ours = _runs([0.6], [])
-    assert _slicing_wins(_Rows(only_ours), "slicing-tab1").status == "missing"
+    assert _slicing_wins(recorded_rows(only_ours), "slicing-tab1").status == "missing"

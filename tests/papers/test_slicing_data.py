@@ -58,28 +58,20 @@ def test_table_2_counts_columns_without_the_label(sdnist_root, monkeypatch):
     assert counts["stand_in"] is True and counts["records"] == 12_949
 
 
-class _Rows:
-    def __init__(self, frame):
-        self.frame = frame
-
-    def results(self, artifact, scale):
-        return self.frame
-
-
 def _row(task, counts, stand_in):
     return {"dataset": task, "metric.stand_in": stand_in,
             **{f"metric.{c}": n for c, n in zip(("records", "columns", "categorical",
                                                   "numerical"), counts, strict=True)}}
 
 
-def test_table_2_check_compares_only_the_papers_own_records():
+def test_table_2_check_compares_only_the_papers_own_records(recorded_rows):
     stand_ins = pd.DataFrame([_row("income", (25_006, 6, 5, 1), True)])
-    assert _table_2(_Rows(stand_ins)).status == "not-applicable"
+    assert _table_2(recorded_rows(stand_ins)).status == "not-applicable"
     # mobility's four quantities against the paper's two numerical columns: not compared
     mobility = (80_329, 21, 17, 4)
     real = pd.DataFrame([_row("income", TABLE_2["income"], False),
                          _row("mobility", mobility, False)])
-    outcome = _table_2(_Rows(real))
+    outcome = _table_2(recorded_rows(real))
     assert (outcome.status, outcome.observed) == ("pass", "2/2 tasks match")
     wrong = pd.DataFrame([_row("income", (195_664, 10, 8, 2), False)])
-    assert _table_2(_Rows(wrong)).status == "fail"
+    assert _table_2(recorded_rows(wrong)).status == "fail"

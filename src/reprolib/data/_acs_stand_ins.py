@@ -155,10 +155,9 @@ def acs_stand_in_coding(name: str, root: Path) -> MixedCoding:
     the records, so the coding costs no privacy.
     """
     schemas = [_sdnist_schema(root, excerpt) for excerpt in SDNIST_2018]
+    columns = acs_stand_in_columns(_ACS[name].task)
     categories: dict[str, tuple] = {}
-    for column in acs_stand_in_columns(_ACS[name].task):
-        if column in _ACS_NUMERICAL:
-            continue
+    for column in (c for c in columns if c not in _ACS_NUMERICAL):
         source = "PUMA" if column == "ST" else column
         values = {str(v) for schema in schemas for v in schema[source]["values"]}
         if column == "ST":
@@ -166,8 +165,7 @@ def acs_stand_in_coding(name: str, root: Path) -> MixedCoding:
         categories[column] = tuple(sorted(0 if v == "N" else int(v) for v in values))
     categories[LABEL] = (0, 1)
     bounds = sdnist_bounds(root)
-    numerical = [c for c in acs_stand_in_columns(_ACS[name].task) if c in _ACS_NUMERICAL]
-    return MixedCoding(categories, {c: bounds[c] for c in numerical})
+    return MixedCoding(categories, {c: bounds[c] for c in columns if c in _ACS_NUMERICAL})
 
 
 @functools.lru_cache(maxsize=8)
