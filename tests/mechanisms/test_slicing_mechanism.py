@@ -6,10 +6,13 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
+from reprolib.data import MixedDataset
 from reprolib.mechanisms import build, registration
 from reprolib.mechanisms.slicing import mechanism as slicing_module
 from reprolib.mechanisms.slicing.encoding import THRESHOLD_SDS, RowEncoding, private_bounds
+from reprolib.mechanisms.slicing.generator import Generator
 from reprolib.privacy import (
     ORDERS,
     NeighbourRelation,
@@ -116,6 +119,24 @@ def test_rows_are_bounded_and_decode_back(small_mixed):
     assert np.allclose(back.numerical, small_mixed.numerical, atol=1e-12)
 
 
+def test_unit_rows_have_the_whole_norm_and_decode_to_their_brightest_value_at_one(small_mixed):
+    numbers = slicing_module._without(small_mixed, "SEX")
+    numbers = MixedDataset(numbers.categorical.project([]), numbers.numerical,
+                           numbers.numerical_names)
+    encoding = RowEncoding((), np.zeros(3), np.ones(3), 0.5, "unit")
+    rows = encoding.encode(numbers)
+    norms = np.linalg.norm(rows, axis=1)
+    assert np.allclose(norms[norms > 0], 0.5)
+    back = encoding.decode(rows, numbers).numerical
+    brightest = numbers.numerical.max(axis=1, keepdims=True)
+    shown = brightest[:, 0] > 0
+    np.testing.assert_allclose(back[shown], (numbers.numerical / brightest)[shown], atol=1e-12)
+    generated = Generator(encoding.layout, latent=4, hidden=(8,))(torch.randn(5, 4))
+    assert torch.allclose(generated.norm(dim=1), torch.full((5,), 0.5))
+    with pytest.raises(ValueError, match="numerical columns only"):
+        RowEncoding((2,), np.zeros(1), np.ones(1), 0.5, "unit")
+
+
 def test_training_and_decoding_read_the_release_only(small_mixed, monkeypatch):
     """Scrambling the records right after the release changes nothing that follows."""
     expected = _fit(small_mixed, seed=3)
@@ -147,3 +168,36 @@ def test_a_budget_in_rho_alone_is_refused(small_mixed):
     with pytest.raises(ValueError, match="from_epsilon_delta"):
         build("Slicing", registration("Slicing").quick).fit(
             small_mixed, PrivacyBudget(rho=1.0, relation=REPLACE_ONE), np.random.default_rng(0))
+
+
+def test_per_class_generators_share_the_budget_as_two_releases(small_mixed):
+    """One release per class of the target (SEX), each on 200 of its records; the release
+    charge is two slicing curves, so the run still spends exactly the budget."""
+    result = _fit(small_mixed, per_class=200, n_synthetic=301)
+    _, release = result.ledger.charges
+    sigma, width = result.diagnostics["sigma"], result.diagnostics["encoded_columns"]
+    sex = small_mixed.domain.categorical.size("SEX")
+    assert width == sum(small_mixed.domain.categorical.sizes) - sex + 3  # the target is not encoded
+    np.testing.assert_array_equal(release.curve, 2 * slicing_rdp(
+        ORDERS, sigma, dim=width, projections=result.diagnostics["projections"], distance=1.0))
+    spent = result.ledger.spent_epsilon()
+    assert spent <= EPSILON and math.isclose(spent, EPSILON, rel_tol=1e-9)
+    assert result.diagnostics["generators"] == sex
+    labels = result.synthetic.column("SEX")
+    assert np.bincount(labels).tolist() == [151, 150]
+    assert result.synthetic.domain == small_mixed.domain
+
+
+def test_public_bounds_spend_nothing_on_preprocessing(small_mixed):
+    result = _fit(small_mixed, numerical_bounds="public")
+    (release,) = result.ledger.charges
+    assert release.mechanism == "slicing"
+    assert result.ledger.spent_epsilon() == pytest.approx(EPSILON, rel=1e-9)
+
+
+def test_per_class_needs_a_target_and_no_poisson_sample(small_mixed):
+    unlabelled = slicing_module._without(small_mixed, "SEX")
+    with pytest.raises(ValueError, match="no target attribute"):
+        _fit(unlabelled, per_class=10)
+    with pytest.raises(ValueError, match="sampling_rate"):
+        build("Slicing", {"per_class": 10, "sampling_rate": 0.5})

@@ -15,6 +15,7 @@ from reprolib.privacy import (
     RdpBudget,
     RdpLedger,
     adjacency_distance,
+    per_class_slicing_release,
     poisson_amplified,
     poisson_base,
     poisson_same_size_amplified,
@@ -22,6 +23,7 @@ from reprolib.privacy import (
     projection_epsilon,
     projection_rdp,
     projection_sigma,
+    remaining_sigma,
     slicing_epsilon,
     slicing_rdp,
     slicing_release,
@@ -164,6 +166,60 @@ def test_a_release_over_budget_draws_nothing():
         slicing_release(np.ones((10, 5)), projections=50, sigma=0.1, row_norm=1.0, rng=rng,
                         ledger=_ledger(1.0), label="too little noise")
     assert rng.bit_generator.state == state
+
+
+def _classes(rng, sizes):
+    """Records of class c at 0.5 e_c (plus a little jitter), labels c, for each size."""
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    rows = 0.5 * np.eye(len(sizes) + 2)[labels] + rng.normal(0, 1e-3, (len(labels), len(sizes) + 2))
+    return rows, labels
+
+
+def test_per_class_releases_charge_two_slicing_curves_once():
+    """One record that changes label touches two classes' releases: the curves of two."""
+    rng = np.random.default_rng(4)
+    rows, labels = _classes(rng, [300, 250, 400])
+    ledger = _ledger(8.0)
+    sigma = remaining_sigma(ledger, dim=5, projections=40, row_norm=0.5, touched=2)
+    released = per_class_slicing_release(rows, labels, classes=3, per_class=200, projections=40,
+                                         sigma=sigma, row_norm=0.5, rng=rng, ledger=ledger,
+                                         label="three classes")
+    (charge,) = ledger.charges
+    np.testing.assert_array_equal(charge.curve,
+                                  2 * slicing_rdp(ORDERS, sigma, dim=5, projections=40))
+    assert ledger.spent_epsilon() == pytest.approx(8.0, rel=1e-9)
+    assert ledger.spent_epsilon() <= 8.0
+    assert remaining_sigma(_ledger(8.0), dim=5, projections=40, row_norm=0.5) < sigma
+    for c, (u, o) in enumerate(released):  # each class's sample, with fresh directions
+        assert u.shape == (5, 40) and o.shape == (200, 40)
+        mean_row = np.linalg.lstsq(u.T, o.mean(axis=0), rcond=None)[0]
+        np.testing.assert_allclose(mean_row, 0.5 * np.eye(5)[c], atol=6 * sigma / np.sqrt(200))
+    assert not np.allclose(released[0][0], released[1][0])
+
+
+def test_a_small_class_is_padded_with_zero_rows_and_add_remove_is_refused():
+    """A class of 150 records released as 300 rows: half of them zero, so its mean row halves."""
+    rng = np.random.default_rng(5)
+    rows, labels = _classes(rng, [400, 150])
+    ledger = _ledger(20.0)
+    sigma = remaining_sigma(ledger, dim=4, projections=60, row_norm=0.5, touched=2)
+    released = per_class_slicing_release(rows, labels, classes=2, per_class=300, projections=60,
+                                         sigma=sigma, row_norm=0.5, rng=rng, ledger=ledger,
+                                         label="x")
+    u, o = released[1]
+    assert o.shape == (300, 60)
+    mean_row = np.linalg.lstsq(u.T, o.mean(axis=0), rcond=None)[0]
+    np.testing.assert_allclose(mean_row, 0.25 * np.eye(4)[1], atol=6 * sigma / np.sqrt(300))
+    add_remove = RdpLedger(RdpBudget(epsilon=1.0, delta=1e-5,
+                                     relation=NeighbourRelation.ADD_REMOVE))
+    with pytest.raises(ValueError, match="replace-one"):
+        per_class_slicing_release(rows, labels, classes=2, per_class=5, projections=4,
+                                  sigma=1.0, row_norm=0.5, rng=rng, ledger=add_remove,
+                                  label="x")
+    with pytest.raises(ValueError, match="codes 0 .. 0"):
+        per_class_slicing_release(rows, labels, classes=1, per_class=5, projections=4,
+                                  sigma=1.0, row_norm=0.5, rng=rng, ledger=_ledger(1.0),
+                                  label="x")
 
 
 def test_proposition_3_is_a_zcdp_release_and_its_calibration_meets_the_target():

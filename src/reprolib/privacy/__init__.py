@@ -29,6 +29,7 @@ from reprolib.privacy._selection import (
 from reprolib.privacy._slicing import (
     SlicingCurve,
     adjacency_distance,
+    per_class_slicing_release,
     poisson_amplified,
     poisson_base,
     poisson_same_size_amplified,
@@ -71,6 +72,7 @@ __all__ = [
     "gumbel_top_k",
     "marginal_l1_sensitivity",
     "marginal_l2_sensitivity",
+    "per_class_slicing_release",
     "poisson_amplified",
     "poisson_base",
     "poisson_same_size_amplified",

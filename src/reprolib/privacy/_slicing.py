@@ -123,20 +123,24 @@ def slicing_sigma(epsilon: float, delta: float, *, dim: int, projections: int,
 
 
 def remaining_sigma(ledger: RdpLedger, *, dim: int, projections: int, row_norm: float,
-                    curve: SlicingCurve = "lemma-2") -> float:
+                    curve: SlicingCurve = "lemma-2", touched: int = 1) -> float:
     """The smallest sigma, to a relative 1e-10 and from above, at which a release of ``dim``
     columns and ``projections`` projections (rows of norm at most ``row_norm``) still fits the
     ledger's budget after what it has already charged: the release that spends the rest.
+    ``touched``: how many such releases one record can change (2 for
+    :func:`per_class_slicing_release`); their curves add.
     """
     distance = adjacency_distance(row_norm, ledger.relation)
+    _positive_int("touched", touched)
     if ledger.spent_epsilon() >= ledger.budget.epsilon:
         raise BudgetExceededError(
             f"the ledger has spent its whole budget (epsilon={ledger.budget.epsilon:g}) before "
             "the slicing release; leave it some budget")
     return _smallest_sigma(
-        lambda sigma: ledger.epsilon_after(slicing_rdp(ORDERS, sigma, dim=dim,
-                                                       projections=projections,
-                                                       distance=distance, curve=curve)),
+        lambda sigma: ledger.epsilon_after(touched * slicing_rdp(ORDERS, sigma, dim=dim,
+                                                                 projections=projections,
+                                                                 distance=distance,
+                                                                 curve=curve)),
         ledger.budget.epsilon, start=math.sqrt(projections / (dim * ledger.budget.epsilon))
         * distance)
 
@@ -273,6 +277,58 @@ def slicing_release(data: np.ndarray, *, projections: int, sigma: float, row_nor
                                distance=distance, curve=curve)
     ledger.charge(curve_values, mechanism="slicing", label=label, sigma=sigma,
                   projections=projections, dim=x.shape[1], distance=distance)
+    return _release(x, projections=projections, sigma=sigma, row_norm=row_norm, rng=rng)
+
+
+def per_class_slicing_release(data: np.ndarray, labels: np.ndarray, *, classes: int,
+                              per_class: int, projections: int, sigma: float, row_norm: float,
+                              rng: np.random.Generator, ledger: RdpLedger, label: str,
+                              curve: SlicingCurve = "lemma-2"
+                              ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """One release (U_c, X_c U_c + V_c) of Definition 5 per class c = 0 .. classes - 1, each on
+    a uniform sample of exactly ``per_class`` records of class c drawn without replacement
+    (a class with fewer records is taken whole and padded with zero rows), after one charge of
+    twice the slicing curve (replace-one neighbours only).
+
+    Why twice: replacing one record changes the records of at most two classes (its old label's
+    and its new one's). A class that lost or gained the record keeps the same number of rows in
+    its sample, and its two samples can be coupled to differ in at most one row (the record is
+    swapped for another member of the class, uniformly, or for a zero row); a class whose
+    record was replaced in place differs in that row. The other classes' releases have the same
+    law. By the joint convexity of exp((alpha - 1) D_alpha), the classes' releases together
+    have at most the RDP of two slicing releases (the book's slicing privacy page proves it).
+    The class sizes are never released: ``per_class`` is public, so choose it below every
+    class's size (padding rows carry no signal).
+    """
+    if ledger.relation is not NeighbourRelation.REPLACE_ONE:
+        raise ValueError("per-class releases are accounted for replace-one neighbours (a record "
+                         "that changes label touches two classes); use a REPLACE_ONE ledger")
+    x = np.asarray(data, dtype=float)
+    labels = np.asarray(labels)
+    if x.ndim != 2 or not np.all(np.isfinite(x)) or labels.shape != (len(x),):
+        raise ValueError(f"data must be a finite (records x columns) array with one label per "
+                         f"record, got shapes {x.shape} and {labels.shape}")
+    _positive_int("classes", classes)
+    _positive_int("per_class", per_class)
+    members = [np.flatnonzero(labels == c) for c in range(classes)]
+    if sum(len(m) for m in members) != len(x):
+        raise ValueError(f"labels must be the codes 0 .. {classes - 1}")
+    distance = adjacency_distance(row_norm, ledger.relation)
+    curve_values = slicing_rdp(ORDERS, sigma, dim=x.shape[1], projections=projections,
+                               distance=distance, curve=curve)
+    ledger.charge(2 * curve_values, mechanism="slicing", label=label, sigma=sigma,
+                  projections=projections, dim=x.shape[1], distance=distance,
+                  classes=classes, per_class=per_class, touched=2)
+    samples = [x[rng.choice(m, size=min(per_class, len(m)), replace=False)] for m in members]
+    padded = [np.vstack([rows, np.zeros((per_class - len(rows), x.shape[1]))])
+              for rows in samples]
+    return [_release(rows, projections=projections, sigma=sigma, row_norm=row_norm, rng=rng)
+            for rows in padded]
+
+
+def _release(x: np.ndarray, *, projections: int, sigma: float, row_norm: float,
+             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(U, XU + V) of rows scaled down to norm ``row_norm``; charged by the caller."""
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     x = x * np.minimum(1.0, row_norm / np.maximum(norms, np.finfo(float).tiny))
     directions = rng.normal(0.0, 1.0 / math.sqrt(x.shape[1]), size=(x.shape[1], projections))

@@ -10,13 +10,15 @@ domain's, which is public. :class:`RowEncoding` then writes a record as its one-
 followed by its numbers rescaled to [0, 1] between those bounds (clipped), times
 ``row_norm / sqrt(columns)``: every block contributes exactly 1 and every number at most 1 to the
 squared norm, so every row has L2 norm at most ``row_norm`` (the paper's "divide by sqrt(d)", with
-d the number of original columns).
+d the number of original columns). Rows of numbers alone (images) may instead be scaled to norm
+``row_norm`` exactly (``"unit"``), which keeps the most signal of each row within the bound.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -30,6 +32,8 @@ from reprolib.privacy import (
     gaussian_sigma,
     marginal_l2_sensitivity,
 )
+
+RowScaling = Literal["columns", "unit"]
 
 THRESHOLD_SDS = 3.0
 """A bin counts as occupied when its noisy count exceeds this many noise standard deviations
@@ -68,16 +72,30 @@ class RowEncoding:
         blocks: the one-hot block widths (the categorical attributes' sizes, in domain order).
         lower, upper: each numerical column's bounds (in the data's [0, 1] coding).
         row_norm: the largest L2 norm of a row.
+        scaling: ``"columns"``: the row times ``row_norm / sqrt(columns)`` (the paper's);
+            ``"unit"`` (numbers only, e.g. images, whose direction carries the content): the
+            row scaled to norm ``row_norm`` exactly, decoded with its largest value at 1.
     """
 
     blocks: tuple[int, ...]
     lower: np.ndarray
     upper: np.ndarray
     row_norm: float
+    scaling: RowScaling = "columns"
+
+    def __post_init__(self) -> None:
+        if self.scaling not in get_args(RowScaling):
+            raise ValueError(f"row scaling must be one of {get_args(RowScaling)}, got "
+                             f"{self.scaling!r}")
+        if self.scaling == "unit" and self.blocks:
+            raise ValueError("unit rows are for numerical columns only (one-hot blocks would "
+                             "not decode); use row_scaling='columns'")
 
     @property
     def layout(self) -> OutputLayout:
         """The generator's output: the same blocks and numbers at the same scale."""
+        if self.scaling == "unit":
+            return OutputLayout((), len(self.lower), self.row_norm, unit=True)
         columns = len(self.blocks) + len(self.lower)
         return OutputLayout(self.blocks, len(self.lower), self.row_norm / math.sqrt(columns))
 
@@ -87,18 +105,25 @@ class RowEncoding:
         parts = [np.eye(size)[codes[:, i]] for i, size in enumerate(self.blocks)]
         width = np.maximum(self.upper - self.lower, np.finfo(float).tiny)
         parts.append(np.clip((data.numerical - self.lower) / width, 0.0, 1.0))
-        return np.concatenate(parts, axis=1) * self.layout.scale
+        rows = np.concatenate(parts, axis=1)
+        if self.layout.unit:
+            rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True),
+                                     np.finfo(float).tiny)
+        return rows * self.layout.scale
 
     def decode(self, rows: np.ndarray, like: MixedDataset) -> MixedDataset:
         """Records of ``like``'s domain from encoded rows: the largest entry of each block, and
-        each number mapped back from its bounds.
+        each number mapped back from its bounds (unit rows: after dividing by their largest).
         """
         rows = np.asarray(rows, dtype=float) / self.layout.scale
+        if self.layout.unit:
+            rows = rows / np.maximum(rows.max(axis=1, keepdims=True), np.finfo(float).tiny)
         codes, start = {}, 0
         for attribute, size in zip(like.domain.categorical.attributes, self.blocks, strict=True):
             codes[attribute] = rows[:, start:start + size].argmax(axis=1)
             start += size
         numbers = self.lower + np.clip(rows[:, start:], 0.0, 1.0) * (self.upper - self.lower)
-        frame = pd.DataFrame({a: c.astype(np.int64) for a, c in codes.items()})
+        frame = pd.DataFrame({a: c.astype(np.int64) for a, c in codes.items()},
+                             index=pd.RangeIndex(len(rows)))
         return MixedDataset(Dataset(frame, like.domain.categorical, "slicing synthetic"),
                             numbers, like.domain.numerical, like.targets, "slicing synthetic")

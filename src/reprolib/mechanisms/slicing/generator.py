@@ -3,7 +3,8 @@
 The paper uses "the same architecture across all datasets" without describing it; ours (an
 assumption, said so on the book's pages) is an MLP with ReLU hidden layers whose output is one
 softmax per one-hot block and a sigmoid per number, the whole row times ``scale`` so that it
-lives where the released rows live (norm at most 1 after the 1/sqrt(columns) scaling).
+lives where the released rows live (norm at most 1 after the 1/sqrt(columns) scaling), or,
+for a layout of unit rows, the row scaled to norm ``scale``.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import torch
 @dataclasses.dataclass(frozen=True)
 class OutputLayout:
     """The encoded row: one-hot blocks of the given widths, then ``numerical`` numbers in
-    [0, 1], all multiplied by ``scale``.
+    [0, 1], all multiplied by ``scale``; with ``unit``, divided by the row's L2 norm first.
     """
 
     categorical: tuple[int, ...]
     numerical: int
     scale: float = 1.0
+    unit: bool = False
 
     @property
     def width(self) -> int:
@@ -52,7 +54,10 @@ class Generator(torch.nn.Module):
             parts.append(torch.softmax(raw[:, start:start + size], dim=1))
             start += size
         parts.append(torch.sigmoid(raw[:, start:]))
-        return torch.cat(parts, dim=1) * self.layout.scale
+        rows = torch.cat(parts, dim=1)
+        if self.layout.unit:
+            rows = rows / rows.norm(dim=1, keepdim=True)
+        return rows * self.layout.scale
 
     def sample(self, count: int, generator: torch.Generator) -> torch.Tensor:
         """``count`` encoded rows from fresh latents drawn with ``generator``."""
