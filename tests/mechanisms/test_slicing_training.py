@@ -11,6 +11,7 @@ import torch
 
 from reprolib.mechanisms.slicing.divergences import (
     _median_distance,
+    _middle_pairs,
     density_ratio,
     sliced_f_divergence,
     sliced_wasserstein,
@@ -70,6 +71,17 @@ def test_the_median_bandwidth_is_the_median_distance_between_distinct_rows(rows)
     ours = _median_distance(distances).numpy()
     np.testing.assert_allclose(ours, [np.median(scipy.spatial.distance.pdist(p)) for p in points],
                                rtol=1e-12)
+
+
+def test_both_selections_of_the_middle_pairs_agree():
+    """NumPy's partition (CPU) and torch's kthvalue (other devices), checked here on the CPU."""
+    pairs = torch.tensor(np.random.default_rng(5).integers(0, 4, size=(6, 41)).astype(float))
+    expected = np.sort(pairs.numpy(), axis=1)[:, [20, 20]]
+    for numpy in (True, False):
+        np.testing.assert_array_equal(_middle_pairs(pairs, numpy=numpy).numpy(), expected)
+    even = pairs[:, :40]
+    np.testing.assert_array_equal(_middle_pairs(even, numpy=False).numpy(),
+                                  np.sort(even.numpy(), axis=1)[:, [19, 20]])
 
 
 def test_the_gradient_is_finite_where_a_synthetic_row_meets_a_real_one():
