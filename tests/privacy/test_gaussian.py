@@ -10,15 +10,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reprolib.privacy import (
+    ORDERS,
     BudgetExceededError,
     Ledger,
     NeighbourRelation,
     PrivacyBudget,
+    RdpBudget,
+    RdpLedger,
     gaussian_mechanism,
     gaussian_rho,
     gaussian_sigma,
     marginal_l1_sensitivity,
     marginal_l2_sensitivity,
+    remaining_gaussian_sigma,
 )
 
 dp.enable_features("contrib")
@@ -94,3 +98,17 @@ def test_sigma_is_the_smallest_whose_charge_fits_and_never_undercharges(rho, sen
     assert exact <= Fraction(charge) < exact + Fraction(math.ulp(charge))
     assert charge <= rho and rho - charge <= 4 * math.ulp(rho)
     assert gaussian_rho(math.nextafter(sigma, 0.0), sensitivity) > rho
+
+
+def test_the_remaining_gaussian_sigma_spends_an_rdp_budget_exactly():
+    """On a fresh classic-conversion RDP ledger the Gaussian's curve rho alpha spends epsilon at
+    rho + 2 sqrt(rho log(1/delta)) (the best continuous order; the ledger's grid of orders can
+    only need a little more noise)."""
+    ledger = RdpLedger(RdpBudget(epsilon=2.0, delta=1e-5, relation=NeighbourRelation.REPLACE_ONE))
+    sigma = remaining_gaussian_sigma(ledger, 0.01)
+    assert ledger.epsilon_after(gaussian_rho(sigma, 0.01) * ORDERS) <= 2.0
+    assert ledger.epsilon_after(gaussian_rho(sigma * (1 - 1e-8), 0.01) * ORDERS) > 2.0
+    log_term = math.log(1e5)
+    rho = (math.sqrt(log_term + 2.0) - math.sqrt(log_term)) ** 2  # rho + 2 sqrt(rho L) = 2
+    assert sigma == pytest.approx(0.01 / math.sqrt(2 * rho), rel=1e-3)
+    assert sigma >= 0.01 / math.sqrt(2 * rho)

@@ -11,6 +11,7 @@ from reprolib.privacy._gaussian import (
     gaussian_mechanism,
     gaussian_rho,
     gaussian_sigma,
+    remaining_gaussian_sigma,
 )
 from reprolib.privacy._ledger import BudgetExceededError, Charge, Ledger, PrivacyBudget
 from reprolib.privacy._neighbours import (
@@ -81,6 +82,7 @@ __all__ = [
     "projection_rdp",
     "projection_sigma",
     "rdp_to_eps",
+    "remaining_gaussian_sigma",
     "remaining_sigma",
     "rho_to_eps",
     "slicing_epsilon",

@@ -9,8 +9,9 @@ import numpy as np
 
 from reprolib.privacy import _validate
 from reprolib.privacy._exact import round_up
-from reprolib.privacy._ledger import Ledger
-from reprolib.privacy._rdp_ledger import RdpLedger
+from reprolib.privacy._ledger import BudgetExceededError, Ledger
+from reprolib.privacy._rdp import smallest_sigma
+from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
 
 GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)
 """E|Z| = sqrt(2/pi) for Z ~ N(0, 1), so E||N(0, sigma^2 I_n)||_1 = sqrt(2/pi) sigma n: the expected
@@ -43,6 +44,21 @@ def gaussian_sigma(rho: float, sensitivity: float) -> float:
     while gaussian_rho(below := math.nextafter(sigma, 0.0), sensitivity) <= rho:
         sigma = below
     return sigma
+
+
+def remaining_gaussian_sigma(ledger: RdpLedger, sensitivity: float) -> float:
+    """The smallest sigma, to a relative 1e-10 and from above, at which a Gaussian release of
+    L2 sensitivity ``sensitivity`` (the RDP curve alpha sensitivity^2 / (2 sigma^2)) still fits
+    the ledger's budget after what it has already charged: the release that spends the rest.
+    """
+    sensitivity = _validate.positive("sensitivity", sensitivity)
+    if ledger.spent_epsilon() >= ledger.budget.epsilon:
+        raise BudgetExceededError(
+            f"the ledger has spent its whole budget (epsilon={ledger.budget.epsilon:g}) before "
+            "the Gaussian release; leave it some budget")
+    return smallest_sigma(
+        lambda sigma: ledger.epsilon_after(gaussian_rho(sigma, sensitivity) * ORDERS),
+        ledger.budget.epsilon, start=sensitivity / math.sqrt(ledger.budget.epsilon))
 
 
 def gaussian_mechanism(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import decimal
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Literal
 
@@ -97,3 +98,19 @@ def _orders(alpha: float | np.ndarray | list[float]) -> np.ndarray:
     if orders.size == 0 or np.any(~np.isfinite(orders)) or np.any(orders <= 1.0):
         raise ValueError("Rényi orders must be finite and > 1")
     return orders
+
+
+def smallest_sigma(spends: Callable[[float], float], epsilon: float, *, start: float) -> float:
+    """Bisection for the smallest sigma with spends(sigma) <= epsilon (spends decreases in
+    sigma), to a relative 1e-10; the returned sigma meets the target.
+    """
+    epsilon = _validate.positive("epsilon", epsilon)
+    low = high = start
+    while spends(high) > epsilon:
+        high *= 2.0
+    while spends(low) <= epsilon:
+        low /= 2.0
+    while high - low > 1e-10 * high:
+        middle = 0.5 * (low + high)
+        low, high = (low, middle) if spends(middle) <= epsilon else (middle, high)
+    return high

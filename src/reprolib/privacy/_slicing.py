@@ -32,7 +32,6 @@ of pure noise in its place; we account that reading under ``ADD_REMOVE`` (C = r)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -41,7 +40,7 @@ from scipy.stats import binom
 from reprolib.privacy import _validate
 from reprolib.privacy._ledger import BudgetExceededError
 from reprolib.privacy._neighbours import NeighbourRelation
-from reprolib.privacy._rdp import RdpConversion, rdp_to_eps
+from reprolib.privacy._rdp import RdpConversion, rdp_to_eps, smallest_sigma
 from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
 
 SlicingCurve = Literal["lemma-2", "exact"]
@@ -116,7 +115,7 @@ def slicing_sigma(epsilon: float, delta: float, *, dim: int, projections: int,
     """The smallest sigma, to a relative 1e-10 and from above, at which the mechanism is
     (epsilon, delta)-DP by :func:`slicing_epsilon` (which decreases in sigma).
     """
-    return _smallest_sigma(
+    return smallest_sigma(
         lambda sigma: slicing_epsilon(sigma, delta, dim=dim, projections=projections,
                                       distance=distance, curve=curve, conversion=conversion)[0],
         epsilon, start=math.sqrt(projections / (dim * epsilon)) * distance)
@@ -136,7 +135,7 @@ def remaining_sigma(ledger: RdpLedger, *, dim: int, projections: int, row_norm: 
         raise BudgetExceededError(
             f"the ledger has spent its whole budget (epsilon={ledger.budget.epsilon:g}) before "
             "the slicing release; leave it some budget")
-    return _smallest_sigma(
+    return smallest_sigma(
         lambda sigma: ledger.epsilon_after(touched * slicing_rdp(ORDERS, sigma, dim=dim,
                                                                  projections=projections,
                                                                  distance=distance,
@@ -155,26 +154,10 @@ def projection_epsilon(sigma: float, delta: float, *, blocks: int, distance: flo
 def projection_sigma(epsilon: float, delta: float, *, blocks: int, distance: float = 1.0,
                      conversion: RdpConversion = "classic") -> float:
     """The smallest sigma, from above, at which Proposition 3's mechanism is (epsilon, delta)-DP."""
-    return _smallest_sigma(
+    return smallest_sigma(
         lambda sigma: projection_epsilon(sigma, delta, blocks=blocks, distance=distance,
                                          conversion=conversion)[0],
         epsilon, start=math.sqrt(blocks / epsilon) * distance)
-
-
-def _smallest_sigma(spends: Callable[[float], float], epsilon: float, *, start: float) -> float:
-    """Bisection for the smallest sigma with spends(sigma) <= epsilon (spends decreases in
-    sigma), to a relative 1e-10; the returned sigma meets the target.
-    """
-    epsilon = _validate.positive("epsilon", epsilon)
-    low = high = start
-    while spends(high) > epsilon:
-        high *= 2.0
-    while spends(low) <= epsilon:
-        low /= 2.0
-    while high - low > 1e-10 * high:
-        middle = 0.5 * (low + high)
-        low, high = (low, middle) if spends(middle) <= epsilon else (middle, high)
-    return high
 
 
 def poisson_amplified(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
