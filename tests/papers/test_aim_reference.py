@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from reprolib.papers.aim.reference import error_trend, reference_table
+from reprolib.papers.aim.reference import error_trend, reference_table, seed_spread
 
 
 def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
@@ -39,3 +39,19 @@ def test_the_pathology_shows_as_an_error_that_rises_with_epsilon(tmp_path):
     assert trend[("ours:backtracking-2022", "last / first")] == pytest.approx(0.07 / 0.3)
     assert trend[("ours:mbi-2.0", "largest rise")] == pytest.approx(0.27 / 0.14)
     assert pd.isna(trend[("reference-2022", "last / first")])
+
+
+def test_other_seeds_are_summarised_beside_the_seed_0_table(tmp_path):
+    path = tmp_path / "aim-reference.csv"
+    rows = [("ours:backtracking-2022", 0, 144, 0.0027), ("ours:backtracking-2022", 1, 180, 0.0023),
+            ("reference-2022", 0, 190, 0.0023), ("reference-2022", 0, 150, 0.0025)]
+    pd.DataFrame([{"dataset": "nltcs", "max_model_size_mb": 80.0, "epsilon": 100.0,
+                   "engine": e, "seed": seed, "rounds": r, "anneals": 1, "workload_error": w,
+                   "seconds": 1.0} for e, seed, r, w in rows]).to_csv(path)
+    table = reference_table(path)
+    assert table.loc[("nltcs", 80.0, 100.0), ("ours:backtracking-2022", "rounds")] == 144
+    spread = seed_spread(path).loc[("nltcs", 80.0, 100.0)]
+    assert spread.loc["ours:backtracking-2022", "seeds"] == 2
+    assert spread.loc["ours:backtracking-2022", "error"] == pytest.approx(0.0025)
+    assert spread.loc["reference-2022", ["seeds", "rounds"]].tolist() == [1, 150]
+    assert seed_spread(tmp_path / "absent.csv") is None

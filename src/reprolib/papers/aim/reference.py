@@ -1,8 +1,9 @@
 """The side-by-side of our AIM and the authors' 2022 code, as the AIM runtime page shows it.
 
-``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine) to
-``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads it into one row per
-(dataset, model capacity, epsilon) and one column group per engine, the last run of each kept.
+``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine, seed) to
+``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads the seed-0 runs into
+one row per (dataset, model capacity, epsilon) and one column group per engine, the last run of
+each kept, and :func:`seed_spread` summarises the settings that more seeds ran.
 """
 
 from __future__ import annotations
@@ -22,16 +23,23 @@ def reference_csv_path() -> Path:
     return results_dir() / REFERENCE_CSV
 
 
-def reference_table(path: Path | None = None) -> pd.DataFrame | None:
-    """Rounds, anneals, workload error and seconds by (dataset, capacity in MB, epsilon) and
-    engine, or None when nothing was run yet.
-    """
+def _runs(path: Path | None) -> pd.DataFrame | None:
     path = path or reference_csv_path()
     if not path.is_file():
         return None
-    runs = pd.read_csv(path)
-    runs = runs.rename(columns={"max_model_size_mb": "MB"})
-    last = runs.drop_duplicates(["dataset", "MB", "epsilon", "engine"], keep="last")
+    runs = pd.read_csv(path).rename(columns={"max_model_size_mb": "MB"})
+    return runs if "seed" in runs else runs.assign(seed=0)
+
+
+def reference_table(path: Path | None = None) -> pd.DataFrame | None:
+    """Rounds, anneals, workload error and seconds of the seed-0 runs by (dataset, capacity in
+    MB, epsilon) and engine, or None when nothing was run yet.
+    """
+    runs = _runs(path)
+    if runs is None:
+        return None
+    last = runs[runs["seed"] == 0].drop_duplicates(["dataset", "MB", "epsilon", "engine"],
+                                                   keep="last")
     table = last.pivot(index=["dataset", "MB", "epsilon"], columns="engine", values=list(COLUMNS))
     return table.swaplevel(axis=1).sort_index(axis=1)
 
@@ -58,3 +66,22 @@ def error_trend(table: pd.DataFrame) -> pd.DataFrame:
     out.index = out.index.set_names(["dataset", "MB"])
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["engine", None])
     return out
+
+
+def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
+    """For each (dataset, capacity, epsilon) that some engine ran with more than one seed: per
+    engine, the seeds run and the mean, min and max of rounds and workload error (the last run
+    of each seed kept); None when every setting ran one seed.
+    """
+    runs = _runs(path)
+    if runs is None:
+        return None
+    setting = ["dataset", "MB", "epsilon"]
+    runs = runs.drop_duplicates([*setting, "engine", "seed"], keep="last")
+    several = runs.groupby(setting)["seed"].transform("nunique") > 1
+    if not several.any():
+        return None
+    return runs[several].groupby([*setting, "engine"]).agg(
+        seeds=("seed", "nunique"), rounds=("rounds", "mean"), rounds_min=("rounds", "min"),
+        rounds_max=("rounds", "max"), error=("workload_error", "mean"),
+        error_min=("workload_error", "min"), error_max=("workload_error", "max"))
