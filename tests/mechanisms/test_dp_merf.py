@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from reprolib.data import MixedDataset
 from reprolib.mechanisms import build, registration
 from reprolib.mechanisms.deep import dp_merf
 from reprolib.privacy import ORDERS, NeighbourRelation, PrivacyBudget, gaussian_rho
@@ -70,9 +71,9 @@ def test_training_reads_the_release_only(small_mixed, monkeypatch):
 
 
 def test_unlabelled_data_and_odd_feature_counts_are_refused(small_mixed):
-    from reprolib.mechanisms.slicing.mechanism import _without
-
+    unlabelled = MixedDataset(small_mixed.categorical, small_mixed.numerical,
+                              small_mixed.numerical_names)
     with pytest.raises(ValueError, match="no target attribute"):
-        _fit(_without(small_mixed, "SEX"))
+        _fit(unlabelled)
     with pytest.raises(ValueError, match="even number"):
         build("DP-MERF", {"features": 5})

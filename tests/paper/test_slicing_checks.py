@@ -19,7 +19,8 @@ def test_committed_results_fail_no_slicing_check():
                for k in (1, 3) for scale in ("smoke", "small"))
     # the finding on the stand-ins (see the check's deviation text)
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
-        "slicing-tab1-slicing-beats-slicewass"]
+        "slicing-fig1-merf-crossover", "slicing-tab1-slicing-beats-slicewass"]
+    assert all(statuses[f"slicing-fig1-budget-{scale}"] == "pass" for scale in ("smoke", "small"))
 
 
 def test_an_overspent_run_fails_the_budget_check(copy_of_results, tamper, metrics_changed):
@@ -39,3 +40,13 @@ def test_a_base_budget_that_amplifies_past_the_reported_epsilon_fails(copy_of_re
 
     tamper(copy_of_results, "slicing-tab3", "smoke", metrics_changed(change))
     assert _statuses(copy_of_results)["slicing-tab3-budget-smoke"] == "fail"
+
+
+def test_a_run_that_spends_less_than_its_epsilon_fails_the_digits_budget(copy_of_results, tamper,
+                                                                         metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "DP-MERF":
+            values["spent_epsilon"] *= 0.99
+
+    tamper(copy_of_results, "slicing-fig1", "small", metrics_changed(change))
+    assert _statuses(copy_of_results)["slicing-fig1-budget-small"] == "fail"

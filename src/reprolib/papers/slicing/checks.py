@@ -1,5 +1,5 @@
 """The slicing checks on what is re-run so far: the noise calibration (closed forms), the tasks'
-sizes (Table 2) and Algorithm 1 against SliceWass (Tables 1 and 3).
+sizes (Table 2), Algorithm 1 against SliceWass (Tables 1 and 3) and the digits of Figure 1.
 
 Exact: the paper's reported budgets invert to the base budget that Lemma 1 amplifies back to
 them; every calibrated sigma meets its base budget and is the smallest that does (to 1e-6).
@@ -183,7 +183,95 @@ def _comparison_checks(artifact: str) -> list[Check]:
     ]
 
 
+DIGITS = "slicing-fig1"
+DIGITS_DATA = "MNIST test set halves (a private pool and an evaluation set; offline stand-in)"
+
+
+def _digits_budgets(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results(DIGITS, scale)
+    spent, target = rows["metric.spent_epsilon"], rows["epsilon"]
+    ok = (spent <= target) & (spent >= target * (1 - 1e-6))
+    return Outcome("pass" if ok.all() else "fail",
+                   f"{int(ok.sum())}/{len(rows)} runs spent their epsilon "
+                   f"({', '.join(f'{e:g}' for e in sorted(target.unique()))}) on one Renyi "
+                   "ledger (the slicing methods' ten class releases charged as two, DP-MERF's "
+                   "one embedding)",
+                   "spent = epsilon (rel. 1e-6)")
+
+
+def _digits_improve(ctx: CheckContext) -> Outcome:
+    means = ctx.results(DIGITS, "small").groupby(["mechanism", "epsilon"])[
+        "metric.accuracy"].mean()
+    expected = "each slicing method's mean accuracy higher at the largest epsilon than at the " \
+               "smallest"
+    shown, ok = [], True
+    for mechanism in ("Slicing", "SliceWass"):
+        if mechanism not in means.index.get_level_values(0):
+            return Outcome("missing", f"no {mechanism} runs", expected)
+        curve = means.loc[mechanism]
+        ok &= bool(curve.iloc[-1] > curve.iloc[0])
+        shown.append(f"{mechanism} {curve.iloc[0]:.3f} at {curve.index[0]:g} -> "
+                     f"{curve.iloc[-1]:.3f} at {curve.index[-1]:g}")
+    return Outcome("pass" if ok else "fail", "; ".join(shown), expected)
+
+
+def _merf_crossover(ctx: CheckContext) -> Outcome:
+    means = ctx.results(DIGITS, "small").groupby(["epsilon", "mechanism"])[
+        "metric.accuracy"].mean().unstack()
+    expected = "MERF ahead of both slicing methods at the smallest epsilon, behind both at the " \
+               "largest"
+    if not {"DP-MERF", "Slicing", "SliceWass"} <= set(means):
+        return Outcome("missing", f"runs of {sorted(set(means))} only", expected)
+    low, high = means.iloc[0], means.iloc[-1]
+    ok = (low["DP-MERF"] > low[["Slicing", "SliceWass"]]).all() and \
+        (high["DP-MERF"] < high[["Slicing", "SliceWass"]]).all()
+    def shown(row: pd.Series) -> str:
+        return ", ".join(f"{m} {v:.3f}" for m, v in row.items())
+
+    return Outcome("pass" if ok else "fail", f"at epsilon {means.index[0]:g}: {shown(low)}; at "
+                   f"{means.index[-1]:g}: {shown(high)}", expected)
+
+
+MERF_AHEAD_AT_SMALL = (
+    "Not seen at small scale on the MNIST test-set halves: MERF (DP-MERF at its authors' "
+    "defaults) stays ahead of both slicing methods at every epsilon run, 1, 10 and 100 (the "
+    "observed column gives the means), while the slicing methods climb from near chance at 1 "
+    "to under 0.5 at 100, against 0.90 for the classifier trained on the real images. The "
+    "slicing methods release each image once, with noise of standard deviation 0.31 per "
+    "projection at epsilon 10 against a projected signal of about 0.5/28 (rows of norm 1/2, "
+    "directions N(0, 1/784)), so their generators see little more than each class's coarse "
+    "shape from 400 images; DP-MERF's one mean embedding has noise that shrinks with the "
+    "number of records. What differs from the paper: 400 images per class instead of about "
+    "600, our MLP generator (the paper gives no architecture), 100 epochs on a CPU, and an "
+    "epsilon grid of our choosing (the paper's figure and grid are not in the text, so where "
+    "its crossing lies cannot be read off). Whether more projections, epochs or a "
+    "convolutional generator move the crossing into range is a question for a GPU run.")
+
+DIGITS_CHECKS: list[Check] = [
+    *(Check(id=f"slicing-fig1-budget-{scale}", artifact=DIGITS, kind="exact", scale=scale,
+            data=DIGITS_DATA,
+            description="every Figure 1 run spends exactly its budget (the slicing methods: "
+                        "one release per class, accounted as two, since a relabelled record "
+                        "touches two classes)",
+            evaluate=lambda ctx, scale=scale: _digits_budgets(ctx, scale))
+      for scale in ("smoke", "small")),
+    Check(id="slicing-fig1-improves-with-epsilon", artifact=DIGITS, kind="claim", scale="small",
+          data=DIGITS_DATA,
+          description="the slicing methods' digits get better with the budget (implied by "
+                      "Figure 1's caption: they overtake MERF at higher budgets)",
+          evaluate=_digits_improve),
+    Check(id="slicing-fig1-merf-crossover", artifact=DIGITS, kind="claim", scale="small",
+          data=DIGITS_DATA,
+          description="MERF is better at low epsilon and both slicing methods at higher "
+                      "epsilon (the paper's Section 4.2)",
+          evaluate=_merf_crossover, deviation=MERF_AHEAD_AT_SMALL),
+    regression_check(DIGITS, ["sigma", "spent_epsilon", "accuracy"], rtol=1e-5,
+                     data="MNIST test halves, 20 images per class, one epoch (smoke)"),
+]
+
+
 CHECKS: list[Check] = [
+    *DIGITS_CHECKS,
     *(check for artifact in COMPARISONS for check in _comparison_checks(artifact)),
     Check(id="slicing-tab2-counts", artifact="slicing-tab2", kind="exact", scale="small",
           data="the paper's CA 2018 records where present, else SDNist stand-ins",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from reprolib.figures import new_figure
 from reprolib.papers.slicing.calibration import (
@@ -39,5 +40,33 @@ def epsilon_figure(*, dim: int, projections: int):
     ax.set_xlabel("noise standard deviation σ")
     ax.set_ylabel(f"base ε₀ at δ₀ = {base_delta:g}")
     ax.set_title(f"d = {dim}, m′ = {projections}")
+    ax.legend(fontsize=8)
+    return fig
+
+
+MECHANISM_STYLE = {"Slicing": {"color": "#1f77b4", "marker": "o", "label": "Algorithm 1"},
+                   "SliceWass": {"color": "#ff7f0e", "marker": "s", "label": "SliceWass"},
+                   "DP-MERF": {"color": "#2ca02c", "marker": "^", "label": "MERF (DP-MERF)"}}
+
+
+def accuracy_figure(results: pd.DataFrame):
+    """Figure 1: test accuracy of the classifier trained on synthetic digits against epsilon,
+    mean over seeds with min-max bars, and the same classifier trained on the real pool.
+    """
+    fig, axes = new_figure(1, width=5.5, height=3.6)
+    ax = axes[0]
+    summary = (results.groupby(["mechanism", "epsilon"])["metric.accuracy"]
+               .agg(["mean", "min", "max"]).reset_index())
+    for mechanism, rows in summary.groupby("mechanism"):
+        mean, low, high = (rows[c].to_numpy() for c in ("mean", "min", "max"))
+        ax.errorbar(rows["epsilon"].to_numpy(), mean, yerr=np.stack([mean - low, high - mean]),
+                    capsize=2, markersize=4, **MECHANISM_STYLE[str(mechanism)])
+    ax.axhline(float(results["metric.real_accuracy"].mean()), color="grey", linestyle="--",
+               linewidth=1, label="trained on the real images (no privacy)")
+    ax.axhline(0.1, color="grey", linestyle=":", linewidth=1, label="chance")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("ε (δ = 10⁻⁵)")
+    ax.set_ylabel("test accuracy on real digits")
     ax.legend(fontsize=8)
     return fig
