@@ -46,7 +46,7 @@ def test_python_dash_m_works():
     ("argv", "message"),
     [
         (["run", "prelim-conversion"], "Did you mean prelim-conversions"),
-        (["run", "slicing-fig1"], "has no notebook yet"),
+        (["run", "slicing-fig2"], "has no notebook yet"),
         (["run", "prelim-conversions", "-p", "epsilon", "1"], "has no parameter(s) ['epsilon']"),
     ],
 )
