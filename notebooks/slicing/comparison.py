@@ -52,7 +52,7 @@ print(textwrap.fill(
     f"per task and mechanism, m′ = {settings.projections} released projections, "
     f"{settings.epochs} epochs at learning rate {settings.learning_rate:g} and batch 128 (the "
     "paper: 200 epochs, its m′ unstated; ours at paper scale: m′ = 500). "
-    f"Compute: {compute_summary(results)}.", 80))
+    f"Compute: {compute_summary(results)}.", 72))
 comparison_table(results, artifact)
 
 # %% [markdown]

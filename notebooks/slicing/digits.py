@@ -65,7 +65,7 @@ print(textwrap.fill(
     f"Scale {scale}: {results['seed'].nunique()} seeds per ε and mechanism, "
     f"{settings.per_class} images per class, m′ = {settings.projections} projections, "
     f"{settings.epochs} epochs at learning rate {settings.learning_rate:g}, batch 128. "
-    f"Compute: {compute_summary(results)}.", 80))
+    f"Compute: {compute_summary(results)}.", 72))
 accuracy_figure(results)
 
 # %% [markdown]
