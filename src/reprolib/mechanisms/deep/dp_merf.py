@@ -44,6 +44,7 @@ from reprolib.mechanisms._base import (
     open_rdp_ledger,
     seed_from,
 )
+from reprolib.mechanisms._mixed_output import mixed_rows
 from reprolib.privacy import (
     NeighbourRelation,
     PrivacyBudget,
@@ -159,12 +160,7 @@ class _ConditionalGenerator(torch.nn.Module):
             torch.nn.Linear(hidden[1], sum(blocks) + numbers))
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        raw, parts, start = self.network(inputs), [], 0
-        for size in self.blocks:
-            parts.append(torch.softmax(raw[:, start:start + size], dim=1))
-            start += size
-        parts.append(torch.sigmoid(raw[:, start:]))
-        return torch.cat(parts, dim=1)
+        return mixed_rows(self.network(inputs), self.blocks)
 
 
 def _rows(data: MixedDataset, target: str) -> np.ndarray:

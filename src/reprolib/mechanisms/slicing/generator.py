@@ -13,6 +13,8 @@ import dataclasses
 
 import torch
 
+from reprolib.mechanisms._mixed_output import mixed_rows
+
 
 @dataclasses.dataclass(frozen=True)
 class OutputLayout:
@@ -49,12 +51,7 @@ class Generator(torch.nn.Module):
     def forward(self, latents: torch.Tensor) -> torch.Tensor:
         """Encoded rows (latents x layout.width) for a batch of latents."""
         raw = self.network(latents)
-        parts, start = [], 0
-        for size in self.layout.categorical:
-            parts.append(torch.softmax(raw[:, start:start + size], dim=1))
-            start += size
-        parts.append(torch.sigmoid(raw[:, start:]))
-        rows = torch.cat(parts, dim=1)
+        rows = mixed_rows(raw, self.layout.categorical)
         if self.layout.unit:
             rows = rows / rows.norm(dim=1, keepdim=True)
         return rows * self.layout.scale
