@@ -5,6 +5,7 @@ import pytest
 from reprolib.experiments import get_experiment
 from reprolib.papers.aim.experiments import FIRE_ZERO_PAIRS, structural_zeros
 from reprolib.papers.aim.setup import (
+    FIGURE_MECHANISMS,
     PAPER_EPSILONS,
     PROFILES,
     build_mechanism,
@@ -29,7 +30,8 @@ def test_paper_profile_is_the_papers_grid():
 @pytest.mark.parametrize("artifact", ["aim-fig1", "aim-fig2", "aim-fig3"])
 def test_figure_grids_cover_every_setting(artifact):
     cells = grid(artifact, "paper")
-    assert len(cells) == 6 * 6 * 9 * 5  # datasets x mechanisms x epsilons x trials
+    assert len(cells) == 6 * 7 * 9 * 5  # datasets x mechanisms x epsilons x trials
+    assert {c.mechanism for c in cells} == set(FIGURE_MECHANISMS)
     assert len(set(cells)) == len(cells)
     assert grid(artifact, "smoke", epsilons=[0.5, 2.0])[0].epsilon == 0.5
 

@@ -19,6 +19,7 @@ PAPER_TABLE1 = {
     "PrivBayes+PGM": (False, True, True, True),
     "MWEM+PGM": (True, True, False, False),
     "MST": (False, True, False, True),
+    "GEM": (True, True, False, True),
     "AIM": (True, True, True, True),
 }
 # Table 2: records, attributes, smallest and largest attribute domain.

@@ -26,9 +26,9 @@ AIM_DATASETS = ("adult", "salary", "msnbc", "fire", "nltcs", "titanic")
 NATURAL_TARGETS = {"adult": "income>50K", "titanic": "Survived"}
 WORKLOAD_SEED = 0  # one seed for every random workload, so all mechanisms see the same queries
 WORKLOADS = ("all-3way", "target", "skewed")
-WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "Gaussian", "MWEM+RP")
+WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "GEM", "Gaussian", "MWEM+RP")
 # the mechanisms the AIM experiments can build (``CONFIG_FROM_PARAMS``)
-Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "MST", "PrivBayes+PGM", "Independent",
+Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "GEM", "MST", "PrivBayes+PGM", "Independent",
                     "Gaussian"]
 LOSS_WEIGHTING = "inverse-variance"  # Private-PGM's maximum-likelihood loss, as the reference code
 
@@ -63,19 +63,20 @@ class Profile:
     final_pgm_iters: int | None = None
 
 
-FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "MST", "PrivBayes+PGM", "Independent", "Gaussian")
-NOT_RERUN = ("RAP", "GEM", "PrivMRF")  # the paper's other baselines; later work re-runs them
+FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "MST", "PrivBayes+PGM",
+                                             "Independent", "Gaussian")
+NOT_RERUN = ("RAP", "PrivMRF")  # the paper's other baselines; later work re-runs them
 
 PROFILES: dict[Scale, Profile] = {
     "smoke": Profile(datasets=("titanic",),
                      attributes=("Survived", "Pclass", "Sex", "SibSp", "Embarked"),
                      epsilons=(1.0,), trials=1, pgm_iters=50, max_model_size_mb=1.0,
                      mechanisms=FIGURE_MECHANISMS),
-    # the whole design at reduced compute; datasets join as their grids are completed, the rest
-    # are listed by ``pending_datasets``
+    # the whole design at reduced compute; datasets and mechanisms join as their grids are
+    # completed, the rest are listed by ``pending_datasets`` and ``pending_mechanisms``
     "small": Profile(datasets=("titanic", "nltcs"), attributes=None, epsilons=PAPER_EPSILONS,
                      trials=3, pgm_iters=100, max_model_size_mb=1.0,
-                     mechanisms=FIGURE_MECHANISMS),
+                     mechanisms=tuple(m for m in FIGURE_MECHANISMS if m != "GEM")),
     "paper": Profile(datasets=AIM_DATASETS, attributes=None, epsilons=PAPER_EPSILONS, trials=5,
                      pgm_iters=1000, final_pgm_iters=2500, max_model_size_mb=80.0,
                      mechanisms=FIGURE_MECHANISMS),
@@ -87,6 +88,11 @@ def pending_datasets(scale: Scale) -> tuple[str, ...]:
     dataset by dataset as its grids are completed; ``smoke`` cuts them on purpose).
     """
     return tuple(d for d in AIM_DATASETS if d not in PROFILES[scale].datasets)
+
+
+def pending_mechanisms(scale: Scale) -> tuple[Mechanism, ...]:
+    """The re-implemented mechanisms of Figures 1-3 whose grids are not in the scale's profile yet."""
+    return tuple(m for m in FIGURE_MECHANISMS if m not in PROFILES[scale].mechanisms)
 
 
 def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
@@ -146,6 +152,7 @@ CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str | tuple[str, ...]]] = {
             "step_rule": "step_rule"},
     "MWEM+PGM": {"rounds": "rounds", "pgm_iters": "pgm_iters", "step_rule": "step_rule"},
     "MWEM+RP": {"rounds": "rounds"},
+    "GEM": {},  # the authors' example settings at every scale (see reprolib.mechanisms.relaxed.gem)
     "MST": {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters",
             "loss_weighting": "loss_weighting", "step_rule": "step_rule"},
     "PrivBayes+PGM": {"iters": "pgm_iters", "step_rule": "step_rule"},
