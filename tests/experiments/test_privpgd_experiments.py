@@ -13,6 +13,7 @@ from reprolib.papers.privpgd.setup import (
     build_mechanism,
     cell_params,
     comparison_settings,
+    pending_mechanisms,
 )
 from reprolib.privacy import NeighbourRelation
 
@@ -22,9 +23,11 @@ def test_comparison_grids_run_every_mechanism_at_their_figure_epsilon():
         experiment = get_experiment(artifact)
         cells = experiment.cells("small", experiment.settings_at("small"))
         profile = PROFILES["small"]
-        assert len(cells) == len(profile.datasets) * len(RERUN) * profile.trials
+        assert len(cells) == len(profile.datasets) * len(profile.mechanisms) * profile.trials
         assert {c.epsilon for c in cells} == {epsilon} and {c.delta for c in cells} == {DELTA}
-        assert {c.mechanism for c in cells} == set(RERUN)
+        assert {c.mechanism for c in cells} == set(profile.mechanisms)
+        assert set(PROFILES["paper"].mechanisms) == set(RERUN)
+        assert set(profile.mechanisms) | set(pending_mechanisms("small")) == set(RERUN)
 
 
 @pytest.mark.parametrize("artifact, source", [("privpgd-fig2", "privpgd-fig1"),
@@ -37,10 +40,11 @@ def test_distance_figures_and_tables_read_the_comparison_runs(artifact, source):
 
 
 def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_settings():
-    for name in ("PGM+AIM", "PGM+MST"):
+    for name in ("PGM+AIM", "PGM+MST", "GEM"):
         params = cell_params(comparison_settings("small", 2.5), name)
         assert "privpgd" not in params  # PrivPGD's settings do not key the baselines' runs
         assert build_mechanism(name, params).traits.relation is NeighbourRelation.REPLACE_ONE
+    assert "pgm_iters" not in cell_params(comparison_settings("small", 2.5), "GEM")
     params = cell_params(comparison_settings("small", 2.5), "PrivPGD")
     assert "pgm_iters" not in params
     privpgd = build_mechanism("PrivPGD", params, device="cpu").config
@@ -51,7 +55,7 @@ def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_setting
     assert math.isclose(privpgd.projection_iterations / privpgd.projection_lr_step, 1750 / 100,
                         rel_tol=0.1)
     with pytest.raises(ValueError, match="re-run"):
-        build_mechanism("GEM", params)
+        build_mechanism("RAP", params)
 
 
 def test_constraint_grid_sweeps_the_strength_on_two_datasets():

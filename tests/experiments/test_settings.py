@@ -41,7 +41,7 @@ def test_an_unknown_name_is_refused_with_the_valid_fields(scratch_dirs):
     ("aim-fig1", {"trials": 1.5}, "aim-fig1.trials must be int"),
     ("aim-fig1", {"mechanisms": ["AIM", "RAP"]}, "aim-fig1.mechanisms[1] must be one of"),
     ("aim-fig1", {"loss_weighting": "inverse"}, "aim-fig1.loss_weighting must be one of"),
-    ("privpgd-fig1", {"mechanisms": ["GEM"]}, "privpgd-fig1.mechanisms[0] must be one of"),
+    ("privpgd-fig1", {"mechanisms": ["RAP"]}, "privpgd-fig1.mechanisms[0] must be one of"),
     ("privpgd-fig3", {"substitute": "maybe"}, "privpgd-fig3.substitute must be one of"),
     ("privpgd-fig1", {"max_records": "all"}, "privpgd-fig1.max_records must be int | None"),
 ])

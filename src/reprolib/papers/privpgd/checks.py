@@ -19,7 +19,7 @@ from reprolib.experiments._checks import (
     regression_check,
 )
 from reprolib.mechanisms.particles.privpgd import PrivPGDConfig
-from reprolib.papers.privpgd.setup import PROFILES, RERUN
+from reprolib.papers.privpgd.setup import PROFILES
 
 DATA = "named stand-ins (offline; listed on each page)"
 SCALE = "small"
@@ -39,7 +39,7 @@ def _means(ctx: CheckContext, artifact: str, metric: str) -> pd.DataFrame:
     """Mean of ``metric`` over runs: one row per dataset, one column per mechanism."""
     rows = ctx.results(artifact, SCALE)
     means = rows.pivot_table(index="dataset", columns="mechanism", values=f"metric.{metric}")
-    absent = [m for m in RERUN if m not in means.columns]
+    absent = [m for m in PROFILES[SCALE].mechanisms if m not in means.columns]
     if absent:
         raise MissingResults(f"no runs of {absent} recorded; run `reprolib run {artifact} "
                              f"--scale {SCALE}`")
