@@ -3,7 +3,12 @@
 import pandas as pd
 import pytest
 
-from reprolib.papers.aim.reference import error_trend, reference_table, seed_spread
+from reprolib.papers.aim.reference import (
+    error_trend,
+    gem_reference_table,
+    reference_table,
+    seed_spread,
+)
 
 
 def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
@@ -55,3 +60,23 @@ def test_other_seeds_are_summarised_beside_the_seed_0_table(tmp_path):
     assert spread.loc["ours:backtracking-2022", "error"] == pytest.approx(0.0025)
     assert spread.loc["reference-2022", ["seeds", "rounds"]].tolist() == [1, 150]
     assert seed_spread(tmp_path / "absent.csv") is None
+
+
+def test_gem_reference_table_averages_seeds_and_keeps_the_workload(tmp_path):
+    path = tmp_path / "gem-reference.csv"
+    rows = [("nltcs", "all-3way", 1.0, 0, "ours", 0.010, 80.0),
+            ("nltcs", "all-3way", 1.0, 1, "ours", 0.012, 90.0),
+            ("nltcs", "all-3way", 1.0, 0, "reference", 0.011, 110.0),
+            ("nltcs", "all-3way", 1.0, 1, "reference", 0.009, 130.0),
+            ("nltcs", "all-3way", 1.0, 1, "reference", 0.013, 120.0),  # a re-run: kept
+            ("nltcs", "target", 1.0, 0, "ours", 0.5, 1.0)]
+    pd.DataFrame(rows, columns=["dataset", "workload", "epsilon", "seed", "engine",
+                                "workload_error", "seconds"]).to_csv(path, index=False)
+    row = gem_reference_table("all-3way", path).loc[("nltcs", 1.0)]
+    assert row[("ours", "seeds")] == 2 and row[("reference", "seeds")] == 2
+    assert row[("ours", "error")] == pytest.approx(0.011)
+    assert row[("reference", "error")] == pytest.approx(0.012)
+    assert row[("reference", "error_max")] == pytest.approx(0.013)
+    assert row[("ours / reference", "error")] == pytest.approx(0.011 / 0.012)
+    assert gem_reference_table("skewed", path) is None
+    assert gem_reference_table("all-3way", tmp_path / "absent.csv") is None

@@ -85,3 +85,28 @@ def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
         seeds=("seed", "nunique"), rounds=("rounds", "mean"), rounds_min=("rounds", "min"),
         rounds_max=("rounds", "max"), error=("workload_error", "mean"),
         error_min=("workload_error", "min"), error_max=("workload_error", "max"))
+
+
+GEM_REFERENCE_CSV = Path("aim") / "benchmarks" / "gem-reference.csv"
+
+
+def gem_reference_table(workload: str, path: Path | None = None) -> pd.DataFrame | None:
+    """Our GEM beside its authors' code (``benchmarks/gem_reference.py``) on ``workload``: per
+    (dataset, epsilon) and engine the seeds run and the mean, min and max workload error and mean
+    seconds, with ``ours / reference``, the ratio of the mean errors; None when nothing was run.
+    """
+    path = path or results_dir() / GEM_REFERENCE_CSV
+    if not path.is_file():
+        return None
+    runs = pd.read_csv(path)
+    runs = runs[runs["workload"] == workload].drop_duplicates(
+        ["dataset", "epsilon", "seed", "engine"], keep="last")
+    if runs.empty:
+        return None
+    table = runs.groupby(["dataset", "epsilon", "engine"]).agg(
+        seeds=("seed", "nunique"), error=("workload_error", "mean"),
+        error_min=("workload_error", "min"), error_max=("workload_error", "max"),
+        seconds=("seconds", "mean")).unstack("engine").swaplevel(axis=1).sort_index(axis=1)
+    table[("ours / reference", "error")] = (table[("ours", "error")]
+                                            / table[("reference", "error")])
+    return table
