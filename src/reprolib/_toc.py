@@ -1,7 +1,8 @@
 """The book's table of contents (``_toc.yml``), generated from the papers' specs.
 
 Each paper is one part: its hand-written chapters (with their sections), then one page per
-generated notebook of its artifacts, then its scorecard. The companion part closes the book.
+generated notebook of its artifacts, then its scorecard. The companion part closes the book:
+the scorecard of every check and the recorded run times.
 ``reprolib toc`` writes the file; a test fails when the committed one is stale.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 
 from reprolib.experiments import COMPANION, Artifact, Catalogue
+from reprolib.experiments._catalogue import SCORECARD, SPEED
 
 ROOT_PAGE = "book/intro"
 STATUS_CAPTION = "Reproduction status"
@@ -38,7 +40,7 @@ def render_toc(catalogue: Catalogue) -> str:
     """The text of ``_toc.yml`` for the papers in ``catalogue``."""
     lines = [HEADER + "format: jb-book", f"root: {ROOT_PAGE}", "parts:"]
     seen: set[str] = set()
-    scorecards = {a.parameters.get("paper"): a for a in catalogue.artifacts_of(COMPANION)}
+    companion = {a.id: a for a in catalogue.artifacts_of(COMPANION)}
     for key, spec in catalogue.papers.items():
         chapters: list[str] = []
         for chapter in spec.chapters:
@@ -47,11 +49,11 @@ def render_toc(catalogue: Catalogue) -> str:
                 chapters.append("        sections:")
                 chapters += [f"          - file: {section}" for section in chapter.sections]
         chapters += _pages(catalogue.artifacts_of(key), seen)
-        if key in scorecards:
-            chapters += _pages([scorecards[key]], seen)
+        if f"{SCORECARD}-{key}" in companion:
+            chapters += _pages([companion[f"{SCORECARD}-{key}"]], seen)
         if chapters:
             lines += [f"  - caption: {spec.caption}", "    chapters:", *chapters]
     lines += [f"  - caption: {STATUS_CAPTION}", "    chapters:"]
     lines += [f"      - file: {page}" for page in STATUS_CHAPTERS]
-    lines += _pages([scorecards[None]], seen)
+    lines += _pages([companion[SCORECARD], companion[SPEED]], seen)
     return "\n".join(lines) + "\n"

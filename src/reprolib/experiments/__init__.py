@@ -37,6 +37,7 @@ from reprolib.experiments._scorecard import (
     artifact_scorecard,
     reproduction_status,
 )
+from reprolib.experiments._speed import SPEED_COLUMNS, recorded_speed
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
 
@@ -61,6 +62,7 @@ __all__ = [
     "FAILING",
     "SCALES",
     "SCALE_MEANING",
+    "SPEED_COLUMNS",
     "STATUSES",
     "STATUS_WORDS",
     "Artifact",
@@ -95,6 +97,7 @@ __all__ = [
     "pending",
     "plan_batch",
     "prune_stores",
+    "recorded_speed",
     "regression_check",
     "reproduction_status",
     "run_experiment",

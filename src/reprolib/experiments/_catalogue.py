@@ -28,6 +28,8 @@ PAPERS_PACKAGE = "reprolib.papers"
 COMPANION = "companion"
 SCORECARD = "scorecard"
 SCORECARD_NOTEBOOK = "notebooks/companion/scorecard.py"
+SPEED = "speed"
+SPEED_NOTEBOOK = "notebooks/companion/speed.py"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -112,7 +114,7 @@ class Catalogue:
             raise ValueError(f"paper keys must be unique and not {COMPANION!r}, got {keys}")
         self.papers = {s.key: s for s in sorted(specs, key=lambda s: (s.order, s.key))}
         artifacts = [a for spec in self.papers.values() for a in spec.artifacts]
-        artifacts += _scorecards([s for s in self.papers.values() if s.checks])
+        artifacts += _companion_pages([s for s in self.papers.values() if s.checks])
         self._by_id: dict[str, Artifact] = {}
         for artifact in artifacts:
             if artifact.id in self._by_id:
@@ -163,15 +165,19 @@ class Catalogue:
         return [check for spec in specs for check in spec.load_checks()]
 
 
-def _scorecards(specs: list[PaperSpec]) -> list[Artifact]:
-    """The companion's scorecard pages: one per paper with checks, and one of every check."""
+def _companion_pages(specs: list[PaperSpec]) -> list[Artifact]:
+    """The companion's pages: a scorecard per paper with checks, one of every check, and the
+    recorded run times of every paper.
+    """
     per_paper = [Artifact(id=f"scorecard-{s.key}", paper=COMPANION,
                           title=f"Reproduction scorecard of the {s.caption} part",
                           notebook=SCORECARD_NOTEBOOK, variant=s.key, parameters={"paper": s.key},
                           toc_title=f"{s.caption} scorecard") for s in specs]
     overall = Artifact(id=SCORECARD, paper=COMPANION, title="Reproduction scorecard of every check",
                        notebook=SCORECARD_NOTEBOOK)
-    return [*per_paper, overall]
+    speed = Artifact(id=SPEED, paper=COMPANION, title="Recorded run times of every mechanism",
+                     notebook=SPEED_NOTEBOOK, toc_title="Run times")
+    return [*per_paper, overall, speed]
 
 
 def discover() -> list[PaperSpec]:

@@ -1,0 +1,47 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Run times
+#
+# How long the committed runs took, read from the results stores when this page was built:
+# per paper, mechanism, scale and device, the number of runs recorded, the median and the
+# largest wall time of one run, and the dataset of the largest. The `small` rows are the
+# reduced compute of the whole design, the `paper` rows runs at the papers' own settings
+# (spot runs, where a paper's grid is not complete). Each run's time is that of the machine
+# that recorded it, loaded or not, so these figures size a batch (`reprolib batch --dry-run`
+# estimates one from the same rows) rather than rank implementations.
+#
+# The papers' benchmarks, which fix the knobs and record the machine's load, are on their own
+# pages: AIM's speed benchmark and its side-by-side with the authors' 2022 code on
+# {doc}`../aim/runtime`, GEM's side-by-side with its authors' code on
+# {doc}`../aim/workload_error-fig1`, RAP++'s Adam steps per second on CPU and GPU on
+# {doc}`../rappp/sensitivity`, and the slicing mechanism's steps per second on
+# {doc}`../slicing/comparison-tab1`. PrivPGD's benchmark
+# (`results/privpgd/benchmarks/privpgd-speed.csv`) is not shown on a page yet.
+
+# %% tags=["parameters", "remove-cell"]
+scale = "small"  # unused: the page reads every committed small and paper run
+device = "auto"
+
+# %% tags=["hide-input", "full-width"]
+from IPython.display import display
+
+from reprolib.experiments import recorded_speed
+
+times = recorded_speed()
+if times.empty:
+    print("no runs recorded at small or paper scale")
+else:
+    display(times.set_index(["paper", "mechanism", "scale", "device"])
+            .style.format({"median_s": "{:.3g}", "max_s": "{:.3g}"})
+            .set_table_styles([{"selector": "td, th", "props": "padding: 0 0.5em"}]))
