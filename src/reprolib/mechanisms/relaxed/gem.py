@@ -200,7 +200,8 @@ class GEM:
                 params, codes, *slots.arrays(), jnp.float32(config.error_threshold * average_error),
                 static=static, iterations=config.iterations, learning_rate=config.learning_rate,
                 top=min(config.max_queries, static.slots * static.cells), loss_p=config.loss_p)
-            history.append(params)
+            if config.average_weights:
+                history.append(params)
             log.append({"round": t, "selected": list(cliques[choice]), "steps": int(steps),
                         "loss": float(loss), "largest_measured_error": float(largest),
                         "seconds": time.perf_counter() - round_started})
