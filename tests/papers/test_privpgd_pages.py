@@ -79,3 +79,12 @@ def test_short_headers_rename_the_metric_level_only():
                                    ("SW₁", "paper")]
     assert column_legend(table) == ("Cov.: covariance error; SW₁: average SW₁ distance over the "
                                     "two-way marginals.")
+
+
+def test_speed_benchmark_reads_the_committed_rows_or_says_none(tmp_path):
+    from reprolib.papers.privpgd.pages import SPEED_COLUMNS, speed_benchmark
+
+    assert speed_benchmark(tmp_path) is None
+    rows = speed_benchmark()
+    assert list(rows.columns) == list(SPEED_COLUMNS) and len(rows) > 0
+    assert (rows["seconds_total"] >= rows["seconds_projection"]).all()

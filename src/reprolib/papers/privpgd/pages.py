@@ -8,10 +8,12 @@ them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from reprolib._paths import results_dir
 from reprolib.papers.privpgd import TABLE_NUMBERS
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
 
@@ -102,3 +104,19 @@ def paper_table(reported: pd.DataFrame, number: int,
         rows = rows[["dataset", "mechanism", *metrics]]
     return short_headers(rows.assign(dataset=rows["dataset"].map(dataset_title)).set_index(
         ["dataset", "mechanism"]))
+
+
+SPEED_CSV = "privpgd/benchmarks/privpgd-speed.csv"
+SPEED_COLUMNS = ("code", "dataset", "particles", "epochs", "projection_iterations", "device",
+                 "threads", "load_average_1min_before", "seconds_projection", "seconds_descent",
+                 "seconds_per_epoch", "seconds_total")
+
+
+def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
+    """The rows of ``benchmarks/privpgd_speed.py`` (the phases' wall times, the knobs, the
+    machine's threads and load), or None if it has not been run.
+    """
+    path = (root or results_dir()) / SPEED_CSV
+    if not path.is_file():
+        return None
+    return pd.read_csv(path)[list(SPEED_COLUMNS)]
