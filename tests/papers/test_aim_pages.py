@@ -126,3 +126,17 @@ def test_spot_comparison_pairs_each_spot_run_with_its_reduced_twin():
     assert list(table.index.get_level_values("dataset")) == ["nltcs", "nltcs"]
     assert list(table["error", "paper / reduced"]) == [0.5, 1.0]
     assert list(table["rounds", "paper"]) == [12, 25] and list(table["rounds", "reduced"]) == [10, 20]
+
+
+def test_error_figure_of_one_setting_warns_nothing():
+    """One epsilon and one trial per mechanism (the smoke grid): matplotlib gets arrays, not
+    one-element Series, whose float() pandas deprecates (the warning showed on the page)."""
+    import warnings
+
+    from reprolib.papers.aim.figures import error_vs_epsilon
+
+    frame = pd.DataFrame({"dataset": "titanic", "mechanism": ["AIM", "GEM"], "epsilon": 1.0,
+                          "metric.workload_error": [0.2, 0.3]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        error_vs_epsilon(frame)

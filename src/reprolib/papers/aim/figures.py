@@ -19,7 +19,8 @@ MECHANISM_COLOURS = {
 def _errorbar(ax, rows: pd.DataFrame, x: str, **style) -> None:
     """Mean against ``x`` with min-max bars (``rows`` from :func:`summarise` or alike)."""
     rows = rows.sort_values(x)
-    ax.errorbar(rows[x], rows["mean"], yerr=[rows["mean"] - rows["min"], rows["max"] - rows["mean"]],
+    mean, low, high = (rows[c].to_numpy(float) for c in ("mean", "min", "max"))
+    ax.errorbar(rows[x].to_numpy(float), mean, yerr=[mean - low, high - mean],
                 marker="o", markersize=3, capsize=2, **style)
 
 
