@@ -98,7 +98,7 @@ class GEMConfig:
             average of the largest measured error.
         error_average: the weight of the past in that moving average.
         average_weights: release the exponential moving average of the weights after the last
-            ceil-half of the rounds (the code's ``--ema_weights``; off in its script).
+            T/2 rounds (rounded, at least one; the code's ``--ema_weights``, off in its script).
         weights_average: the weight of the past in that average.
         records: records released; None means N, the data's size (public under replace-one).
     """
