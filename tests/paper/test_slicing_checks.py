@@ -1,5 +1,7 @@
 """Slicing checks: they hold on the committed results and fail when a recorded number is wrong."""
 
+import pytest
+
 from reprolib._paths import repo_root
 from reprolib.experiments import checks_of, evaluate_checks, scorecard_frame
 
@@ -46,31 +48,16 @@ def test_a_base_budget_that_amplifies_past_the_reported_epsilon_fails(copy_of_re
     assert _statuses(copy_of_results)["slicing-tab3-budget-smoke"] == "fail"
 
 
-def test_a_run_that_spends_less_than_its_epsilon_fails_the_digits_budget(copy_of_results, tamper,
-                                                                         metrics_changed):
+@pytest.mark.parametrize(("artifact", "mechanism", "factor"), [
+    ("slicing-fig1", "DP-MERF", 0.99),  # the digits: a run that spends less than its epsilon
+    ("slicing-tab1", "DP-MERF", 1.001),  # the tables: a MERF run that overspends
+    ("slicing-fig2", "Slicing", 0.99),  # Figure 2: a private run that underspends
+])
+def test_a_run_whose_spend_is_not_its_epsilon_fails_the_budget(
+        copy_of_results, tamper, metrics_changed, artifact, mechanism, factor):
     def change(values, row):
-        if row["mechanism"] == "DP-MERF":
-            values["spent_epsilon"] *= 0.99
+        if row["mechanism"] == mechanism and row["epsilon"] == row["epsilon"]:  # private runs
+            values["spent_epsilon"] *= factor
 
-    tamper(copy_of_results, "slicing-fig1", "small", metrics_changed(change))
-    assert _statuses(copy_of_results)["slicing-fig1-budget-small"] == "fail"
-
-
-def test_a_merf_run_that_overspends_fails_the_table_budget(copy_of_results, tamper,
-                                                         metrics_changed):
-    def change(values, row):
-        if row["mechanism"] == "DP-MERF":
-            values["spent_epsilon"] *= 1.001
-
-    tamper(copy_of_results, "slicing-tab1", "small", metrics_changed(change))
-    assert _statuses(copy_of_results)["slicing-tab1-budget-small"] == "fail"
-
-
-def test_a_figure_2_run_that_underspends_fails_its_budget(copy_of_results, tamper,
-                                                        metrics_changed):
-    def change(values, row):
-        if row["mechanism"] == "Slicing" and row["epsilon"] == row["epsilon"]:  # private
-            values["spent_epsilon"] *= 0.99
-
-    tamper(copy_of_results, "slicing-fig2", "small", metrics_changed(change))
-    assert _statuses(copy_of_results)["slicing-fig2-budget-small"] == "fail"
+    tamper(copy_of_results, artifact, "small", metrics_changed(change))
+    assert _statuses(copy_of_results)[f"{artifact}-budget-small"] == "fail"
