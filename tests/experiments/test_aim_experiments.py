@@ -36,6 +36,21 @@ def test_figure_grids_cover_every_setting(artifact):
     assert grid(artifact, "smoke", epsilons=[0.5, 2.0])[0].epsilon == 0.5
 
 
+def test_figure_mwem_runs_with_the_reference_cap_in_proportion_to_aims_capacity():
+    for scale in ("smoke", "small", "paper"):
+        profile = PROFILES[scale]
+        assert profile.mwem_max_model_size_mb == profile.max_model_size_mb * 25 / 80
+        cells = grid("aim-fig1", scale)
+        for cell in cells:
+            recorded = cell.params.get("mwem_max_model_size_mb")
+            assert (recorded == profile.mwem_max_model_size_mb) == (cell.mechanism == "MWEM+PGM")
+        mwem = next(c for c in cells if c.mechanism == "MWEM+PGM")
+        assert (build_mechanism("MWEM+PGM", mwem.params).config.max_model_size_mb
+                == profile.mwem_max_model_size_mb)
+    assert PROFILES["paper"].mwem_max_model_size_mb == 25.0
+    assert build_mechanism("MWEM+PGM", {"pgm_iters": 10}).config.max_model_size_mb is None
+
+
 def test_workloads_use_natural_targets_and_fixed_seeds():
     titanic = load_aim_dataset("titanic")
     assert all("Survived" in c for c in build_workload("target", titanic, "titanic").cliques)

@@ -100,8 +100,10 @@ def _dataset_statistics(cell: Cell, device: str) -> dict[str, object]:
 def _figure_cells(artifact: str):
     def cells(scale: Scale, profile: Profile) -> list[Cell]:
         params = {**_profile_params(profile), "workload": FIGURE_WORKLOADS[artifact]}
+        # only MWEM+PGM's cells record its cap: the other mechanisms' keys do not depend on it
+        mwem = {**params, "mwem_max_model_size_mb": float(profile.mwem_max_model_size_mb)}
         return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
-                     params=params)
+                     params=mwem if m == "MWEM+PGM" else params)
                 for d, m, e, t in itertools.product(profile.datasets, profile.mechanisms,
                                                     profile.epsilons, range(profile.trials))]
     return cells
