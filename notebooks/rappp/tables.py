@@ -58,8 +58,9 @@ paper_table_1().style.hide(axis="index").format(thousands=",")
 # ## Table 2: what each mechanism reads
 #
 # RAP reads the same mixed-type records as RAP++ but models each number by its bin (30 equal-width
-# bins of the declared range), hence "Categorical". DP-MERF and DP-CTGAN come with the baselines
-# issue; until then they are listed as not re-run.
+# bins of the declared range), hence "Categorical". Our DP-MERF embeds each record (its one-hot
+# blocks and its numbers in [0, 1]) as one real vector, hence "Numerical". DP-CTGAN is not
+# re-run yet.
 
 # %% tags=["hide-input"]
 mechanisms = run_experiment("rappp-tab2", scale=scale, device=device, progress=False)

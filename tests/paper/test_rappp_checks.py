@@ -6,6 +6,7 @@ from reprolib.experiments import checks_of, evaluate_checks, scorecard_frame
 
 COMMITTED = repo_root() / "results"
 DEVIATIONS = sorted(["rappp-fig2-mm-below-pgm-small", "rappp-fig2-mm-gap-small",
+                     "rappp-fig2-pgm-primary-small",
                      "rappp-fig7-cm-comparable-small", "rappp-fig4-best-small",
                      "rappp-fig8-income-best-small", "rappp-fig8-not-much-worse-small",
                      "rappp-fig3-better-faster-small"])
@@ -33,6 +34,17 @@ def test_an_overspent_run_fails_the_ledger_check(copy_of_results, tamper, metric
 
     tamper(copy_of_results, "rappp-fig8", "smoke", metrics_changed(change))
     assert _statuses(copy_of_results)["rappp-fig8-ledger-smoke"] == "fail"
+
+
+def test_a_dp_merf_run_over_or_short_of_its_epsilon_fails_the_ledger_check(
+        copy_of_results, tamper, metrics_changed):
+    for factor in (1.001, 0.99):
+        def change(values, row, factor=factor):
+            if row["mechanism"] == "DP-MERF":
+                values["spent_epsilon"] = values["budget_epsilon"] * factor
+
+        tamper(copy_of_results, "rappp-fig8", "smoke", metrics_changed(change))
+        assert _statuses(copy_of_results)["rappp-fig8-ledger-smoke"] == "fail"
 
 
 def test_a_delta_other_than_one_over_n_squared_fails_the_ledger_check(copy_of_results, tamper, metrics_changed):

@@ -80,6 +80,34 @@ def test_figure_8_and_9_cells_leave_t_lt_at_the_mechanisms_default():
         assert all("lt_rounds" not in c.params for c in cells)
 
 
+def test_dp_merf_joins_the_single_task_grids_with_only_the_evaluations_settings():
+    from reprolib.mechanisms.deep.dp_merf import TABULAR
+
+    for scale in ("smoke", "small", "paper"):
+        assert "DP-MERF" in COMPARISON[scale].mechanisms
+        assert "DP-MERF" not in MULTITASK[scale].mechanisms  # it conditions on one label
+    cells = comparison_cells("rappp-fig8")("small", COMPARISON["small"])
+    merf = [c for c in cells if c.mechanism == "DP-MERF"]
+    assert merf and all(c.params == {"mm_queries": 20_000, "bound": "bun-steinke"} for c in merf)
+    assert mechanism_config("DP-MERF", merf[0].params) == TABULAR
+
+
+def test_dp_merf_spends_its_epsilon_on_a_renyi_ledger_at_delta_one_over_n_squared():
+    from reprolib.papers.rappp.comparison import ledger_metrics
+
+    data = _data()
+    result = synthesise("DP-MERF", data, 0.5, 0, {"bound": "bun-steinke"})
+    recorded = ledger_metrics(result.ledger)
+    assert set(recorded) == {"spent_epsilon", "budget_epsilon", "delta", "relation"}
+    assert recorded["spent_epsilon"] <= 0.5
+    assert recorded["spent_epsilon"] == pytest.approx(0.5, rel=1e-6)
+    assert recorded["delta"] == 1.0 / data.records ** 2
+    assert recorded["relation"] == "replace-one"
+    assert result.synthetic.records == data.records
+    pgm = synthesise("PGM", data, 0.5, 0, {"bins": 3, "pgm_iters": 2, "bound": "bun-steinke"})
+    assert set(ledger_metrics(pgm.ledger)) == {"spent_rho", "budget_rho", "delta", "relation"}
+
+
 def test_each_mechanism_gets_only_its_own_settings():
     params = {"n_synthetic": 10, "max_steps": 5, "lt_queries": 7, "bins": 4, "pgm_iters": 3,
               "mm_queries": 9, "bound": "cks", "lt_rounds": 2}
@@ -123,3 +151,16 @@ def test_the_f1_figure_marks_the_panels_of_datasets_not_run_yet():
     assert [t.get_text() for t in panels["income (tx2018)"].texts] == ["not run yet"]
     assert not panels["income (tx2018)"].lines
     assert panels["income (ma2018)"].lines and not panels["income (ma2018)"].texts
+
+
+def test_table_2_classifies_each_re_run_mechanism_as_the_paper_does():
+    from reprolib.papers.rappp.checks import PAPER_TABLE_2
+    from reprolib.papers.rappp.experiments import MECHANISMS
+
+    for cell in MECHANISMS.cells("smoke", MECHANISMS.settings_at("smoke", {})):
+        row = MECHANISMS.compute(cell, "cpu")
+        assert row["rerun"] == bool(cell.params["ours"])
+        if row["rerun"]:
+            assert row["input"] == PAPER_TABLE_2[cell.mechanism], cell.mechanism
+    assert {c.mechanism for c in MECHANISMS.cells("smoke", MECHANISMS.settings_at("smoke", {}))
+            if c.params["ours"]} == {"PGM", "DP-MERF", "RAP", "RAP++"}

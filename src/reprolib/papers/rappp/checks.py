@@ -21,6 +21,7 @@ from reprolib.papers.rappp.summaries import error_summary, f1_summary, sensitivi
 PAPER_TABLE_2 = {"PGM": "Categorical", "DP-MERF": "Numerical", "DP-CTGAN": "Mixed-Type",
                  "RAP": "Categorical", "RAP++": "Mixed-Type"}
 NO_DATA = "the paper's Table 4 rebuilt (no data)"
+RDP_SPEND_RTOL = 1e-6  # DP-MERF's sigma is bisected from above to the budget (rel. 1e-10)
 STAND_INS = "SDNist 2018 excerpts standing in for the paper's states (multitask stand-in)"
 
 
@@ -198,22 +199,27 @@ def _ledger(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     runs = ctx.results(artifact, scale)
     runs = runs[runs["mechanism"] != ORIGINAL]
     exact = np.isclose(runs["metric.spent_rho"], runs["metric.budget_rho"], rtol=1e-9, atol=0)
+    if "metric.spent_epsilon" in runs:  # DP-MERF's Rényi ledger: sigma bisected to the target
+        spent, budget = runs["metric.spent_epsilon"], runs["metric.budget_epsilon"]
+        exact |= (spent <= budget) & np.isclose(spent, budget, rtol=RDP_SPEND_RTOL, atol=0)
     delta = np.isclose(runs["metric.delta"], 1.0 / runs["metric.train_records"] ** 2,
                        rtol=1e-12, atol=0)
     bounded = runs["metric.relation"] == "replace-one"
     bad = runs.loc[~(exact & delta & bounded), ["mechanism", "dataset", "epsilon", "seed"]]
     return Outcome("pass" if bad.empty and len(runs) else "fail",
-                   f"{len(runs) - len(bad)}/{len(runs)} runs spent exactly their rho at "
+                   f"{len(runs) - len(bad)}/{len(runs)} runs spent exactly their budget at "
                    "delta = 1/n^2 under replace-one"
                    + (f"; not: {bad.to_dict('records')[:3]}" if len(bad) else ""),
-                   "every private run: spent rho = budget rho (rel. 1e-9), delta = 1/n^2 (n the "
-                   "training records), replace-one neighbours")
+                   "every private run: spent rho = budget rho (rel. 1e-9; DP-MERF, which "
+                   f"accounts in Rényi DP: spent epsilon at most the budget's, within rel. "
+                   f"{RDP_SPEND_RTOL:g}), delta = 1/n^2 (n the training records), replace-one "
+                   "neighbours")
 
 
 def _ledger_checks(scale: str) -> list[Check]:
     return [Check(id=f"{artifact}-ledger-{scale}", artifact=artifact, kind="exact", scale=scale,
                   data=STAND_INS if artifact == "rappp-fig9" else COMPARISON_DATA,
-                  description="each recorded run of RAP++, RAP and PGM spent its whole budget, "
+                  description="each recorded private run spent its whole budget, "
                               "no more, at the paper's delta and neighbouring relation",
                   evaluate=lambda ctx, a=artifact: _ledger(ctx, a, scale))
             for artifact in ("rappp-fig8", "rappp-fig9", "rappp-fig3")]
@@ -277,6 +283,25 @@ def _rappp_best(means: pd.DataFrame, tolerance: float, what: str) -> Outcome:
                            for (t, e), v in misses.items()) if len(misses) else ""), what)
 
 
+def _pgm_primary(ctx: CheckContext, scale: str) -> Outcome:
+    """PGM against each other baseline: (task, epsilon) pairs where its mean MM error is lower
+    and its mean F1 at least as high; a majority of both for every baseline passes.
+    """
+    errors = _means(error_summary(ctx.results("rappp-fig8", scale), "mm_mean_error"),
+                    ["task", "epsilon"])
+    f1 = _f1_means(ctx, "rappp-fig8", scale, None)
+    verdicts, ok = [], True
+    for rival in [m for m in ("RAP", "DP-MERF") if m in errors]:
+        lower = int((errors["PGM"] < errors[rival]).sum())
+        higher = int((f1["PGM"] >= f1[rival]).sum())
+        ok &= lower > len(errors) / 2 and higher > len(f1) / 2
+        verdicts.append(f"against {rival}: lower MM error at {lower}/{len(errors)}, F1 at least "
+                        f"as high at {higher}/{len(f1)} (task, ε)")
+    return Outcome("pass" if ok and verdicts else "fail", "; ".join(verdicts),
+                   "PGM's mean MM error below, and its mean F1 at least, each other re-run "
+                   "baseline's in most (task, ε) pairs")
+
+
 def _single_task_claims(scale: str) -> list[Check]:
     state = focus_state(scale)
     return [
@@ -292,6 +317,13 @@ def _single_task_claims(scale: str) -> list[Check]:
                           "'especially at small ε')",
               deviation=("RAP++'s relative advantage on mixed marginals grows with epsilon instead of shrinking: PGM's bins cost it little where the noise dominates, " + SO_FAR),
               evaluate=lambda ctx: _mm_gap_widest_at_small_epsilon(ctx, scale)),
+        Check(id=f"rappp-fig2-pgm-primary-{scale}", artifact="rappp-fig2", kind="claim",
+              scale=scale, data=COMPARISON_DATA,
+              description="PGM is the most accurate of the baselines tried, DP-MERF and RAP "
+                          "among them (Section 5.1: 'the most performant of the various "
+                          "approaches we tried')",
+              deviation=("against RAP it holds (lower mixed-marginal error at every task and epsilon), but DP-MERF, run with its authors' tabular settings, answers mixed marginals better than PGM at every task and epsilon (mean error 0.019 to 0.100 against PGM's 0.029 to 0.150; below RAP++'s too at epsilon up to 0.23) and matches PGM's F1 in half the pairs; PGM keeps the lower categorical-marginal error. The paper tuned DP-MERF and reports no numbers for it, " + SO_FAR),
+              evaluate=lambda ctx: _pgm_primary(ctx, scale)),
         Check(id=f"rappp-fig7-cm-comparable-{scale}", artifact="rappp-fig7", kind="claim",
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ and PGM answer categorical marginals comparably (Figure 7)",
@@ -301,7 +333,7 @@ def _single_task_claims(scale: str) -> list[Check]:
               data=f"{COMPARISON_DATA}; {state} for the paper's New York",
               description="on one state RAP++ has the best F1 on every task and ε (Figure 4: "
                           "'clearly outperforms every other benchmark')",
-              deviation=("RAP++ has the best F1 on worked at every epsilon, but PGM's is above it from epsilon 0.52 on for income (by 0.03 at 0.52, by under 0.005 at 0.74 and 1, the size of the evaluation's own jitter before it was seeded) and for owner (by 0.01 to 0.09, most at epsilon 1; RAP is ahead there by 0.006 at 0.07), " + SO_FAR),
+              deviation=("PGM's F1 is above RAP++'s from epsilon 0.52 on for income (by 0.03 at 0.52, by under 0.005 at 0.74 and 1, the size of the evaluation's own jitter before it was seeded); on owner PGM is ahead at 0.52 (by 0.02), DP-MERF at 0.74 and 1 (by 0.03 and 0.09) and RAP at 0.07 (by 0.006); on worked DP-MERF is ahead at 0.15 by 0.01, RAP++ best at every other epsilon, " + SO_FAR),
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig4", scale, (state,)), 0.0,
                   "RAP++'s mean F1 at least every other mechanism's, every task and ε")),
@@ -316,7 +348,7 @@ def _single_task_claims(scale: str) -> list[Check]:
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ is better or not much worse than every other mechanism on every "
                           "task (Figure 8)",
-              deviation=("RAP++ is within 0.05 of the best F1 everywhere but on owner at epsilon 1, where PGM is ahead by 0.09: owner is a weak target (macro-F1 0.44 to 0.65, 0.44 being one class for everyone) and RAP++'s four seeds spread from 0.48 to 0.54 there while PGM's sit at 0.56 to 0.65, " + SO_FAR),
+              deviation=("RAP++ is within 0.05 of the best F1 everywhere but on owner at epsilon 1, where DP-MERF is ahead by 0.09 and PGM by 0.09: owner is a weak target (macro-F1 0.44 to 0.65, 0.44 being one class for everyone) and RAP++'s four seeds spread from 0.48 to 0.54 there while PGM's sit at 0.56 to 0.65, " + SO_FAR),
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig8", scale, None), F1_TOLERANCE,
                   f"RAP++'s mean F1 within {F1_TOLERANCE} of the best other mechanism's, every "

@@ -76,7 +76,7 @@ def _importance(cell: Cell, device: str) -> dict[str, object]:
 
 
 # Table 2: the paper's mechanisms and the one of ours that re-runs each (None: not re-run yet)
-TABLE_2_MECHANISMS = {"PGM": "MWEM+PGM", "DP-MERF": None, "DP-CTGAN": None, "RAP": "RAP",
+TABLE_2_MECHANISMS = {"PGM": "MWEM+PGM", "DP-MERF": "DP-MERF", "DP-CTGAN": None, "RAP": "RAP",
                       "RAP++": "RAP++"}
 
 
@@ -98,8 +98,13 @@ def _input_type(cell: Cell, device: str) -> dict[str, object]:
     mechanism = build(ours)
     kind = mechanism.traits.data_kind
     binned = hasattr(mechanism.config, "bins")  # reads mixed records, models binned numbers
-    return {"input": "Mixed-Type" if kind == "mixed" and not binned else "Categorical",
-            "rerun": True, "data_kind": kind}
+    if hasattr(mechanism.config, "embedding"):  # one real vector: one-hot blocks, numbers
+        read = "Numerical"
+    elif kind == "mixed" and not binned:
+        read = "Mixed-Type"
+    else:
+        read = "Categorical"
+    return {"input": read, "rerun": True, "data_kind": kind}
 
 
 def _feature_cells(scale: Scale, settings: NoSettings) -> list[Cell]:

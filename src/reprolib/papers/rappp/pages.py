@@ -91,18 +91,21 @@ def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> s
         return textwrap.fill(f"Scale {scale}: nothing is recorded yet; still to run: "
                              f"{', '.join(pending_datasets(artifact, scale))}.", 72)
     private = results[results["mechanism"] != ORIGINAL]
-    first = private.iloc[0]
-    mechanisms = set(private["mechanism"])
+    first = {m: rows.iloc[0] for m, rows in private.groupby("mechanism")}
+    relaxed = sorted(set(first) & {"RAP++", "RAP"}, reverse=True)
     knobs = []
-    if mechanisms & {"RAP++", "RAP"}:
-        knobs.append(f"{' and '.join(sorted(mechanisms & {'RAP++', 'RAP'}, reverse=True))}: "
-                     f"{first['param.n_synthetic']:.0f} relaxed rows, at most "
-                     f"{first['param.max_steps']:.0f} Adam steps per pass")
-    if "RAP++" in mechanisms:
-        knobs.append(f"RAP++: {first['param.lt_queries']:,.0f} candidate thresholds")
-    if "PGM" in mechanisms:
-        knobs.append(f"PGM: {first['param.pgm_iters']:.0f} Private-PGM iterations per round")
-    knobs.append(f"{first['param.mm_queries']:,.0f} mixed-marginal evaluation queries")
+    if relaxed:
+        knobs.append(f"{' and '.join(relaxed)}: {first[relaxed[0]]['param.n_synthetic']:.0f} "
+                     f"relaxed rows, at most {first[relaxed[0]]['param.max_steps']:.0f} Adam "
+                     "steps per pass")
+    if "RAP++" in first:
+        knobs.append(f"RAP++: {first['RAP++']['param.lt_queries']:,.0f} candidate thresholds")
+    if "PGM" in first:
+        knobs.append(f"PGM: {first['PGM']['param.pgm_iters']:.0f} Private-PGM iterations per "
+                     "round")
+    if "DP-MERF" in first:
+        knobs.append(f"DP-MERF: its authors' tabular settings ({_merf_settings()})")
+    knobs.append(f"{private['param.mm_queries'].iloc[0]:,.0f} mixed-marginal evaluation queries")
     epsilons = ", ".join(f"{e:g}" for e in sorted(private["epsilon"].unique()))
     parts = [(f"Scale {scale}: {len(private)} private runs on {results['dataset'].nunique()} "
               f"dataset(s) ({', '.join(sorted(results['dataset'].unique()))}), "
@@ -115,6 +118,13 @@ def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> s
                      f"this scale: {', '.join(pending)}.")
     parts.append(f"Compute: {compute_summary(results)}.")
     return textwrap.fill(" ".join(parts), 72)
+
+
+def _merf_settings() -> str:
+    from reprolib.mechanisms.deep.dp_merf import TABULAR
+
+    return (f"{TABULAR['features']:,} Fourier features, {TABULAR['epochs']} epochs of one Adam "
+            f"step on {TABULAR['batch_fraction']:.0%} of the records")
 
 
 def _mean_sd(summary: pd.DataFrame, index: list[str]) -> pd.DataFrame:
