@@ -3,7 +3,8 @@
 Families: :mod:`~reprolib.mechanisms.pgm` (the Private-PGM engine), ``marginal`` (AIM, MST,
 MWEM+PGM, Independent, Gaussian, PrivBayes+PGM), ``relaxed`` (relaxed projection, MWEM+RP, GEM,
 RAP++, RAP), ``particles`` (PrivPGD), ``slicing`` (the slicing mechanism and SliceWass) and ``deep``
-(DP-MERF). ``get(name)`` returns a mechanism's class, ``available()`` lists the names, ``build(name, overrides)`` makes one from its typed config. Mechanism classes and their
+(DP-MERF, DP-CTGAN). ``get(name)`` returns a mechanism's class, ``available()`` lists the names,
+``build(name, overrides)`` makes one from its typed config. Mechanism classes and their
 configs are also attributes of this package (``from reprolib.mechanisms import AIM``), imported on
 first use, so importing this package loads neither torch nor JAX.
 """

@@ -5,6 +5,12 @@ primitives below, and each primitive charges a :class:`Ledger` before it release
 """
 
 from reprolib.privacy._conversions import BOUNDS, Bound, cks_delta, eps_to_rho, rho_to_eps
+from reprolib.privacy._dp_sgd import (
+    charge_dp_sgd,
+    dp_sgd_noise_multiplier,
+    dp_sgd_steps,
+    sampled_gaussian_rdp,
+)
 from reprolib.privacy._exact import split_budget
 from reprolib.privacy._gaussian import (
     GAUSSIAN_MEAN_ABS,
@@ -66,7 +72,10 @@ __all__ = [
     "SlicingCurve",
     "SlicingStream",
     "adjacency_distance",
+    "charge_dp_sgd",
     "cks_delta",
+    "dp_sgd_noise_multiplier",
+    "dp_sgd_steps",
     "eps_to_rho",
     "exponential_mechanism",
     "exponential_mechanism_epsilon",
@@ -91,6 +100,7 @@ __all__ = [
     "remaining_sigma",
     "remaining_stream_sigma",
     "rho_to_eps",
+    "sampled_gaussian_rdp",
     "slicing_epsilon",
     "slicing_rdp",
     "slicing_release",

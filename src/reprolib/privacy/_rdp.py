@@ -100,9 +100,10 @@ def _orders(alpha: float | np.ndarray | list[float]) -> np.ndarray:
     return orders
 
 
-def smallest_sigma(spends: Callable[[float], float], epsilon: float, *, start: float) -> float:
+def smallest_sigma(spends: Callable[[float], float], epsilon: float, *, start: float,
+                   rtol: float = 1e-10) -> float:
     """Bisection for the smallest sigma with spends(sigma) <= epsilon (spends decreases in
-    sigma), to a relative 1e-10; the returned sigma meets the target.
+    sigma), to a relative ``rtol``; the returned sigma meets the target.
     """
     epsilon = _validate.positive("epsilon", epsilon)
     low = high = start
@@ -110,7 +111,7 @@ def smallest_sigma(spends: Callable[[float], float], epsilon: float, *, start: f
         high *= 2.0
     while spends(low) <= epsilon:
         low /= 2.0
-    while high - low > 1e-10 * high:
+    while high - low > rtol * high:
         middle = 0.5 * (low + high)
         low, high = (low, middle) if spends(middle) <= epsilon else (middle, high)
     return high
