@@ -59,8 +59,9 @@ paper_table_1().style.hide(axis="index").format(thousands=",")
 #
 # RAP reads the same mixed-type records as RAP++ but models each number by its bin (30 equal-width
 # bins of the declared range), hence "Categorical". Our DP-MERF embeds each record (its one-hot
-# blocks and its numbers in [0, 1]) as one real vector, hence "Numerical". DP-CTGAN is not
-# re-run yet.
+# blocks and its numbers in [0, 1]) as one real vector, hence "Numerical". DP-CTGAN reads the
+# mixed-type records and models each kind apart (a softmax per categorical block, a tanh per
+# number), hence "Mixed-Type".
 
 # %% tags=["hide-input"]
 mechanisms = run_experiment("rappp-tab2", scale=scale, device=device, progress=False)

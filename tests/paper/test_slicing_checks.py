@@ -40,7 +40,7 @@ def test_an_overspent_run_fails_the_budget_check(copy_of_results, tamper, metric
 def test_a_base_budget_that_amplifies_past_the_reported_epsilon_fails(copy_of_results, tamper,
                                                                      metrics_changed):
     def change(values, row):
-        if row["mechanism"] != "DP-MERF":  # DP-MERF runs on the whole task: no base budget
+        if row["mechanism"] in ("Slicing", "SliceWass"):  # the others use the whole task
             values["base_epsilon"] *= 1.01
             values["budget_base_epsilon"] = values["spent_base_epsilon"] = values["base_epsilon"]
 
@@ -61,3 +61,13 @@ def test_a_run_whose_spend_is_not_its_epsilon_fails_the_budget(
 
     tamper(copy_of_results, artifact, "small", metrics_changed(change))
     assert _statuses(copy_of_results)[f"{artifact}-budget-small"] == "fail"
+
+
+def test_a_dp_ctgan_run_short_of_its_epsilon_fails_the_budget(copy_of_results, tamper,
+                                                              metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "DP-CTGAN":
+            values["spent_epsilon"] *= 0.99
+
+    tamper(copy_of_results, "slicing-tab3", "smoke", metrics_changed(change))
+    assert _statuses(copy_of_results)["slicing-tab3-budget-smoke"] == "fail"

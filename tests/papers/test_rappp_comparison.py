@@ -108,6 +108,29 @@ def test_dp_merf_spends_its_epsilon_on_a_renyi_ledger_at_delta_one_over_n_square
     assert set(ledger_metrics(pgm.ledger)) == {"spent_rho", "budget_rho", "delta", "relation"}
 
 
+def test_dp_ctgan_records_its_epochs_and_free_epsilon_and_is_pending_at_small_scale():
+    from reprolib.papers.rappp.comparison import pending_mechanisms
+
+    smoke = comparison_cells("rappp-fig8")("smoke", COMPARISON["smoke"])
+    (gan,) = [c for c in smoke if c.mechanism == "DP-CTGAN"]
+    assert gan.params == {"mm_queries": 500, "bound": "bun-steinke", "gan_epochs": 5,
+                          "gan_free_epsilon": 0.0}
+    assert mechanism_config("DP-CTGAN", gan.params) == {"epochs": 5, "noise_multiplier": None}
+    assert pending_mechanisms("rappp-fig4", "small") == ("DP-CTGAN",)
+    assert pending_mechanisms("rappp-fig4", "paper") == ()
+    assert pending_mechanisms("rappp-fig9", "small") == ()
+
+
+def test_the_papers_free_epsilon_is_given_to_dp_ctgan_and_counted_on_its_ledger():
+    data = _data()
+    params = {"bound": "bun-steinke", "gan_epochs": 1, "gan_free_epsilon": 5.0}
+    result = synthesise("DP-CTGAN", data, 0.5, 0, params)
+    assert result.ledger.budget.epsilon == 5.5
+    assert result.ledger.spent_epsilon() == pytest.approx(5.5, rel=1e-9)
+    counted = synthesise("DP-CTGAN", data, 0.5, 0, {**params, "gan_free_epsilon": 0.0})
+    assert counted.ledger.spent_epsilon() == pytest.approx(0.5, rel=1e-9)
+
+
 def test_each_mechanism_gets_only_its_own_settings():
     params = {"n_synthetic": 10, "max_steps": 5, "lt_queries": 7, "bins": 4, "pgm_iters": 3,
               "mm_queries": 9, "bound": "cks", "lt_rounds": 2}
@@ -163,4 +186,4 @@ def test_table_2_classifies_each_re_run_mechanism_as_the_paper_does():
         if row["rerun"]:
             assert row["input"] == PAPER_TABLE_2[cell.mechanism], cell.mechanism
     assert {c.mechanism for c in MECHANISMS.cells("smoke", MECHANISMS.settings_at("smoke", {}))
-            if c.params["ours"]} == {"PGM", "DP-MERF", "RAP", "RAP++"}
+            if c.params["ours"]} == {"PGM", "DP-MERF", "DP-CTGAN", "RAP", "RAP++"}

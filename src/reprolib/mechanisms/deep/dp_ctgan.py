@@ -207,7 +207,8 @@ class DPCTGAN:
         count = config.n_synthetic or data.records
         synthetic = _generate(generator, layout, frequencies, count, config, seed_from(rng),
                               device)
-        diagnostics = {"noise_multiplier": multiplier, "sample_rate": sample_rate,
+        diagnostics = {"noise_multiplier": multiplier, "sigma": multiplier * config.max_grad_norm,
+                       "encoded_columns": rows.shape[1], "sample_rate": sample_rate,
                        "steps": steps, "epochs_run": steps / max(most // config.epochs, 1),
                        "spent_epsilon": ledger.spent_epsilon(), **log, "device": device}
         return SynthesisResult(synthetic=_decode(synthetic, layout, data), ledger=ledger,
@@ -394,7 +395,10 @@ def _train(rows: np.ndarray, layout: _Layout, frequencies: list[np.ndarray],
             critic.enable_hooks()
             losses_d.append(float(error_d.detach()))
             losses_g.append(float(error_g.detach()))
-    return generator, {"final_loss_d": losses_d[-1], "final_loss_g": losses_g[-1],
+    per_epoch = max(len(rows) // batch, 1)  # steps per epoch
+    epoch_losses = [float(np.mean(losses_g[i:i + per_epoch]))
+                    for i in range(0, len(losses_g), per_epoch)]
+    return generator, {"final_loss_d": losses_d[-1], "epoch_losses": epoch_losses,
                        "training_seconds": time.perf_counter() - started}
 
 

@@ -17,11 +17,13 @@ from reprolib.papers.rappp.summaries import (
 )
 
 ANNEALED_COLOUR, FIXED_COLOUR = "#d62728", "#1f77b4"  # the paper's red line and blue curve
-# RAP++ blue and PGM orange as in the paper's Figure 3; RAP and DP-MERF (not in it) green, purple
+# RAP++ blue and PGM orange as in the paper's Figure 3; RAP, DP-MERF and DP-CTGAN (not in it)
+# green, purple and brown
 MECHANISM_STYLE = {"RAP++": {"color": "#1f77b4", "marker": "o"},
                    "PGM": {"color": "#ff7f0e", "marker": "s"},
                    "RAP": {"color": "#2ca02c", "marker": "^"},
-                   "DP-MERF": {"color": "#9467bd", "marker": "D"}}
+                   "DP-MERF": {"color": "#9467bd", "marker": "D"},
+                   "DP-CTGAN": {"color": "#8c564b", "marker": "v"}}
 TASK_ORDER = [*PAPER_TASKS, *STAND_IN_TASKS]  # panels in the paper's (and our stand-ins') order
 ERROR_LABELS = {"cm_mean_error": "categorical marginals (CM)",
                 "mm_mean_error": "mixed marginals (MM)"}

@@ -11,7 +11,7 @@ from reprolib._paths import results_dir
 from reprolib.experiments import compute_summary
 from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.checks import PAPER_TABLE_2, importance_gains
-from reprolib.papers.rappp.comparison import ORIGINAL, pending_datasets
+from reprolib.papers.rappp.comparison import ORIGINAL, pending_datasets, pending_mechanisms
 from reprolib.papers.rappp.reported import TABLE_1, TABLE_3
 from reprolib.papers.rappp.summaries import error_summary, f1_summary, sensitivity_summary
 
@@ -105,6 +105,13 @@ def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> s
                      "round")
     if "DP-MERF" in first:
         knobs.append(f"DP-MERF: its authors' tabular settings ({_merf_settings()})")
+    if "DP-CTGAN" in first:
+        gan = first["DP-CTGAN"]
+        free = float(gan["param.gan_free_epsilon"])
+        knobs.append(f"DP-CTGAN: SmartNoise's settings, {gan['param.gan_epochs']:.0f} epochs, "
+                     "noise calibrated to them" + (
+                         f", given ε + {free:g} as the paper (the {free:g} uncounted there; "
+                         "its ledger counts it)" if free else ""))
     knobs.append(f"{private['param.mm_queries'].iloc[0]:,.0f} mixed-marginal evaluation queries")
     epsilons = ", ".join(f"{e:g}" for e in sorted(private["epsilon"].unique()))
     parts = [(f"Scale {scale}: {len(private)} private runs on {results['dataset'].nunique()} "
@@ -116,6 +123,9 @@ def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> s
     if pending:
         parts.append("The whole design is being computed dataset by dataset; still to run at "
                      f"this scale: {', '.join(pending)}.")
+    if pending_mechanisms(artifact, scale):
+        parts.append("Re-implemented, not yet run at this scale: "
+                     f"{', '.join(pending_mechanisms(artifact, scale))}.")
     parts.append(f"Compute: {compute_summary(results)}.")
     return textwrap.fill(" ".join(parts), 72)
 

@@ -129,7 +129,8 @@ def _budgets(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     whole = every[~every.index.isin(rows.index)]
     whole_ok = ((whole["metric.spent_epsilon"] <= whole["epsilon"])
                 & (whole["metric.spent_epsilon"] >= whole["epsilon"] * (1 - 1e-6))).to_numpy()
-    merf = (f"; {int(whole_ok.sum())}/{len(whole)} DP-MERF runs spent the reported epsilon on "
+    merf = (f"; {int(whole_ok.sum())}/{len(whole)} runs of "
+            f"{' and '.join(sorted(set(whole['mechanism'])))} spent the reported epsilon on "
             "the whole task" if len(whole) else "")
     return Outcome("pass" if ok.all() and whole_ok.all() else "fail",
                    f"{int(ok.sum())}/{len(rows)} slicing runs spent their base epsilon "
@@ -138,7 +139,7 @@ def _budgets(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
                    f"{rows['epsilon'].iloc[0]:g}{merf}",
                    "spent = base epsilon (rel. 1e-6) and the same-size amplification of the base "
                    "(epsilon, delta) within the reported (epsilon, delta), epsilon to rel. 1e-9; "
-                   "DP-MERF: spent = epsilon")
+                   "DP-MERF and DP-CTGAN: spent = epsilon")
 
 
 def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:

@@ -38,15 +38,16 @@ def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
     """Table 1 or 3: per task and mechanism, each score's mean ± std over our seeds beside the
-    paper's (columns: score, then "ours" / "paper"); MERF is our DP-MERF; the paper's DP-SGD and
-    PATE rows (not re-run) carry only the paper's.
+    paper's (columns: score, then "ours" / "paper"); MERF is our DP-MERF and DP-SGD our
+    DP-CTGAN; the paper's PATE rows (not re-run) carry only the paper's.
     """
     from reprolib.papers.slicing.reported import SCORES, TABLE_1, TABLE_3
 
     reported = TABLE_1 if artifact == "slicing-tab1" else TABLE_3
     rows, index = [], []
     for (task, printed), values in reported.items():
-        mechanism = {"Algorithm 1": "Slicing", "MERF": "DP-MERF"}.get(printed, printed)
+        mechanism = {"Algorithm 1": "Slicing", "MERF": "DP-MERF",
+                     "DP-SGD": "DP-CTGAN"}.get(printed, printed)
         ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == mechanism)]
         row = {("runs", ""): len(ours)}
         for score, paper in zip(SCORES, values, strict=True):
