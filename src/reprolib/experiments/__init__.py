@@ -2,7 +2,7 @@
 scale profiles, provenance and the reproduction checks. Nothing here belongs to one paper.
 """
 
-from reprolib.experiments._artifacts import Artifact, pending
+from reprolib.experiments._artifacts import Artifact
 from reprolib.experiments._catalogue import COMPANION, Catalogue, Chapter, PaperSpec, catalogue
 from reprolib.experiments._checks import (
     FAILING,
@@ -94,7 +94,6 @@ __all__ = [
     "get_experiment",
     "jobqueue_cluster",
     "open_store",
-    "pending",
     "plan_batch",
     "prune_stores",
     "recorded_speed",

@@ -56,8 +56,3 @@ class Artifact:
         stem = Path(self.notebook).stem
         folder = Path(self.notebook).parent.name
         return f"{folder}/{stem}-{self.variant}" if self.variant else f"{folder}/{stem}"
-
-
-def pending(paper: str, ids_and_titles: list[tuple[str, str]]) -> tuple[Artifact, ...]:
-    """Artifacts of ``paper`` whose notebooks are not written yet."""
-    return tuple(Artifact(id=i, paper=paper, title=t) for i, t in ids_and_titles)
