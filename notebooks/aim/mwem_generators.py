@@ -38,9 +38,10 @@ results = run_experiment("aim-fig7", scale=scale, device=device, progress=False,
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): datasets {sorted(set(results['dataset']))}, "
       f"ε ∈ {sorted(set(results['epsilon']))}, T ∈ {sorted(set(results['param.rounds']))}, "
       f"{results['seed'].nunique()} trial(s)")
-if STUDIES[scale].mwem_epsilons or STUDIES[scale].mwem_trials:
-    print("cut below this scale's profile until Figure 7's whole grid is computed: the ε and "
-          "trials above instead of the profile's")
+study = STUDIES[scale]
+if study.mwem_datasets or study.mwem_epsilons or study.mwem_trials:
+    print("cut below this scale's profile until Figure 7's whole grid is computed: the "
+          "datasets, ε and trials above instead of the profile's")
 print(f"compute: {compute_summary(results)}")
 
 # %% tags=["hide-input"]

@@ -124,8 +124,8 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
                   evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale),
-                  deviation=SMALLEST_EPSILONS_NOISE if artifact in ("aim-fig1", "aim-fig3")
-                  else None),
+                  deviation={"aim-fig1": f"{SMALLEST_EPSILONS_NOISE} {ADULT_PLATEAU}",
+                             "aim-fig3": SMALLEST_EPSILONS_NOISE}.get(artifact)),
         ]
     return checks
 
@@ -133,7 +133,9 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
 NLTCS_SKEWED = (
     "Not seen on the skewed workload once nltcs joined small scale: there MWEM+PGM has the "
     "lowest mean error for epsilon up to 0.316 and the Gaussian mechanism (each workload "
-    "marginal measured directly) from epsilon 1 on, so AIM wins only titanic's settings. On "
+    "marginal measured directly) from epsilon 1 on. AIM wins 13 of the 27 settings: 7 of "
+    "adult's (epsilon 0.0316 to 31.6) and 6 of titanic's (from epsilon 0.316; MWEM+PGM, with "
+    "its reference model filter, is below it from 0.01 to 0.1), none of nltcs's. On "
     "nltcs, 16 binary attributes, a workload marginal has 8 cells and answering all 256 of "
     "them directly is cheap; in Figure 1 the Gaussian mechanism also passes AIM on nltcs from "
     "epsilon 31.6, where AIM's error levels off. The small-scale cut is not the cause. Its "
@@ -146,6 +148,13 @@ NLTCS_SKEWED = (
     "against the Gaussian mechanism's 0.00076. On nltcs at large epsilon measuring every workload marginal beats "
     "AIM's selection; whether the paper's nltcs panels show the same cannot be read off the "
     "text we have.")
+ADULT_PLATEAU = (
+    "On adult the mean error levels off at the small scale: 0.0933 at epsilon 10, 0.0938 at "
+    "31.6 and 0.0871 at 100, each epsilon's three trials within 0.001 of one another, so the "
+    "step from 10 to 31.6 rises by 0.0005 and is not noise. AIM's model is capped at 1 MB here "
+    "(80 MB in the paper); that the cap causes the plateau is our reading, not yet tested: the "
+    "adult spot runs at the paper's settings reach epsilon "
+    "0.316 only, where both scales agree (0.188 here, 0.193 there).")
 SMALLEST_EPSILONS_NOISE = (
     "Not seen on titanic at small scale: between the two smallest ε (0.01 and 0.0316) AIM's mean "
     "error over three trials rises, with the trials' ranges overlapping widely (the observed "
@@ -247,9 +256,11 @@ def _study_checks(scale: str) -> list[Check]:
         Check(id=f"aim-fig5-grows-{scale}", artifact="aim-fig5", kind="claim", scale=scale,
               data=DATA, description="the subsampling fraction matching AIM grows with ε",
               evaluate=lambda ctx: _fraction_grows(ctx, scale),
-              deviation="Follows from the rise of AIM's error between the two smallest ε on "
-              "titanic (see aim-fig1-aim-falls-small): the fraction that matches a larger error is "
-              "smaller. From ε = 0.1 on it grows at every step."),
+              deviation="Follows from the two rises of AIM's all-3way error (see "
+              "aim-fig1-aim-falls-small): between the two smallest ε on titanic and from ε = 10 "
+              "to 31.6 on adult, where the error levels off at the small scale's 1 MB capacity; "
+              "the fraction that matches a larger error is smaller. Elsewhere it grows at every "
+              "step."),
         claim("aim-fig6", "runtime", "AIM's runtime grows with ε", _runtime_grows),
         claim("aim-fig7", "pgm-wins", "MWEM+PGM beats MWEM+relaxed projection in most settings",
               _pgm_beats_rp),

@@ -43,8 +43,8 @@ class StudySettings:
         capacities_mb: the model capacities of Figure 4 (a-b) (the paper: 1.25 MB to 1.28 GB).
         bounds_epsilon: the epsilon of Figure 4 (c).
         mwem_rounds: the round counts T over which Figure 7 takes the best average error.
-        mwem_epsilons, mwem_trials: Figure 7's epsilons and trials where they are cut below the
-            profile's (None: the profile's).
+        mwem_datasets, mwem_epsilons, mwem_trials: Figure 7's datasets, epsilons and trials
+            where they are cut below the profile's (None: the profile's).
     """
 
     dataset: str
@@ -52,6 +52,7 @@ class StudySettings:
     capacities_mb: tuple[float, ...]
     bounds_epsilon: float
     mwem_rounds: tuple[int, ...]
+    mwem_datasets: tuple[str, ...] | None = None
     mwem_epsilons: tuple[float, ...] | None = None
     mwem_trials: int | None = None
 
@@ -63,12 +64,13 @@ STUDIES: dict[Scale, StudySettings] = {
                            mwem_rounds=(2, 4)),
     # titanic's one-way marginals alone take 0.0012 MB and AIM's model at epsilon = 10 grows to
     # about 0.02 MB unconstrained: the grid runs from binding to inactive
-    # Figure 7 keeps three epsilons and one trial at small scale until its whole grid is
-    # computed: MWEM+RP takes about 40 s a run on titanic
+    # Figure 7 keeps two datasets, three epsilons and one trial at small scale until its whole
+    # grid is computed: MWEM+RP takes about 40 s a run on titanic, and Algorithm 1's MWEM+PGM,
+    # without the reference code's model filter, can grow models on adult that take a CPU hours
     "small": StudySettings(dataset="titanic", capacity_epsilons=(1.0, 10.0),
                            capacities_mb=(0.0025, 0.005, 0.01, 0.02, 0.08), bounds_epsilon=1.0,
-                           mwem_rounds=(5, 10, 20), mwem_epsilons=(0.1, 1.0, 10.0),
-                           mwem_trials=1),
+                           mwem_rounds=(5, 10, 20), mwem_datasets=("titanic", "nltcs"),
+                           mwem_epsilons=(0.1, 1.0, 10.0), mwem_trials=1),
     "paper": StudySettings(dataset="fire", capacity_epsilons=(1.0, 10.0),
                            capacities_mb=tuple(1.25 * 2**k for k in range(11)),
                            bounds_epsilon=1.0, mwem_rounds=(5, 10, 20, 40)),
@@ -274,7 +276,8 @@ class MWEMSettings:
 def mwem_settings(scale: Scale) -> MWEMSettings:
     """Figure 7's settings at a scale: the scale's profile and ``STUDIES``."""
     study = STUDIES[scale]
-    cuts = {"epsilons": study.mwem_epsilons, "trials": study.mwem_trials}
+    cuts = {"datasets": study.mwem_datasets, "epsilons": study.mwem_epsilons,
+            "trials": study.mwem_trials}
     return from_profile(MWEMSettings, scale, mwem_rounds=study.mwem_rounds,
                         **{name: value for name, value in cuts.items() if value is not None})
 
