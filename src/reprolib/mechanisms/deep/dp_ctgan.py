@@ -17,7 +17,9 @@ q = 500 / n and takes one DP-SGD step through opacus (``GradSampleModule`` and `
 every record's gradient is clipped to norm 1 and the sum gets N(0, z^2) noise, where the fake
 rows of the batch, which read no record, pass through the same step. The steps' Rényi DP is
 charged before training (:func:`reprolib.privacy.charge_dp_sgd`; both neighbouring relations).
-The generator is trained on the discriminator alone: post-processing. The conditional vector
+The generator is trained on the discriminator alone: post-processing. The sampling rate and
+the number of steps read the record count n, public under replace-one and, under add/remove,
+treated as public as DP-SGD's analyses do. The conditional vector
 needs each block's category frequencies: they are released once, all blocks together, through
 the Gaussian mechanism (L2 sensitivity sqrt(blocks), times sqrt(2) under replace-one). Room is
 kept for it first: ``frequency_share`` (ours: 0.1) of the zCDP rho that the budget's (epsilon,
