@@ -18,9 +18,9 @@ def test_committed_results_fail_no_aim_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) <= {"pass", "deviation"}, statuses
     # the documented findings at small scale: between the two smallest ε titanic's trial means
-    # rise, within the trials' spread; on nltcs' skewed workload AIM is not the best
+    # rise, within the trials' spread; at large ε adult's and salary's rise, beyond it
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
-        "aim-fig1-aim-falls-small", "aim-fig3-aim-best-small", "aim-fig3-aim-falls-small",
+        "aim-fig1-aim-falls-small", "aim-fig2-aim-falls-small", "aim-fig3-aim-falls-small",
         "aim-fig5-grows-small"]
 
 
@@ -40,12 +40,12 @@ def _with_metrics(metrics_json, **changes):
     return json.dumps(metrics)
 
 
-def test_overspent_budget_and_rising_error_fail(copy_of_results, tamper):
+def test_overspent_budget_and_an_error_that_no_longer_rises_fail(copy_of_results, tamper):
     def change(frame):
         aim = frame["mechanism"] == "AIM"
         frame.loc[aim, "metrics_json"] = [
             _with_metrics(m, spent_rho=lambda rho: rho * 1.001,
-                          workload_error=lambda error, e=e: error + e)  # now rises with epsilon
+                          workload_error=lambda error, e=e: 1.0 / e)  # now falls with epsilon
             for m, e in zip(frame.loc[aim, "metrics_json"], frame.loc[aim, "epsilon"],
                             strict=True)]
         return frame
@@ -53,6 +53,8 @@ def test_overspent_budget_and_rising_error_fail(copy_of_results, tamper):
     tamper(copy_of_results, "aim-fig2", "small", change)
     statuses = _statuses(copy_of_results)
     assert statuses["aim-fig2-budget-small"] == "fail"
+    # the committed rises are a documented deviation (see the test above); once AIM's error
+    # falls at every step, the claim holds and the stale deviation fails
     assert statuses["aim-fig2-aim-falls-small"] == "fail"
 
 

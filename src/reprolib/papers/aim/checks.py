@@ -120,41 +120,30 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                   data=DATA, description="AIM is best among the re-run workload-aware mechanisms "
                                          "in most settings",
                   evaluate=lambda ctx: _aim_wins(ctx, artifact, scale),
-                  deviation=NLTCS_SKEWED if artifact == "aim-fig3" else None),
+                  ),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
                   evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale),
-                  deviation={"aim-fig1": f"{SMALLEST_EPSILONS_NOISE} {ADULT_PLATEAU}",
-                             "aim-fig3": SMALLEST_EPSILONS_NOISE}.get(artifact)),
+                  deviation={"aim-fig1": f"{SMALLEST_EPSILONS_NOISE} {LARGE_DOMAIN_RISES}",
+                             "aim-fig2": LARGE_DOMAIN_RISES,
+                             "aim-fig3": f"{SMALLEST_EPSILONS_NOISE} {LARGE_DOMAIN_RISES}"}
+                  [artifact]),
         ]
     return checks
 
 
-NLTCS_SKEWED = (
-    "Not seen on the skewed workload once nltcs joined small scale: there MWEM+PGM has the "
-    "lowest mean error for epsilon up to 0.316 and the Gaussian mechanism (each workload "
-    "marginal measured directly) from epsilon 1 on. AIM wins 13 of the 27 settings: 7 of "
-    "adult's (epsilon 0.0316 to 31.6) and 6 of titanic's (from epsilon 0.316; MWEM+PGM, with "
-    "its reference model filter, is below it from 0.01 to 0.1), none of nltcs's. On "
-    "nltcs, 16 binary attributes, a workload marginal has 8 cells and answering all 256 of "
-    "them directly is cheap; in Figure 1 the Gaussian mechanism also passes AIM on nltcs from "
-    "epsilon 31.6, where AIM's error levels off. The small-scale cut is not the cause. Its "
-    "final fit is not: a scratch run (all-3way, epsilon 31.6, seed 0, not committed) refitted "
-    "with 2500 final iterations moved the error only from 0.00303 to 0.00294. Nor are its "
-    "per-round iterations or capacity: the committed spot run at the paper's settings "
-    "(all-3way, epsilon 31.6, seed 0, 1000 iterations per round, 2500 final, 80 MB) ends at "
-    "0.00250, still above the Gaussian mechanism's 0.0018, and the authors' own 2022 code at "
-    "epsilon 100 (the AIM runtime page, 100 iterations, two seeds) ends at 0.0023 and 0.0026 "
-    "against the Gaussian mechanism's 0.00076. On nltcs at large epsilon measuring every workload marginal beats "
-    "AIM's selection; whether the paper's nltcs panels show the same cannot be read off the "
-    "text we have.")
-ADULT_PLATEAU = (
-    "On adult the mean error levels off at the small scale: 0.0933 at epsilon 10, 0.0938 at "
-    "31.6 and 0.0871 at 100, each epsilon's three trials within 0.001 of one another, so the "
-    "step from 10 to 31.6 rises by 0.0005 and is not noise. AIM's model is capped at 1 MB here "
-    "(80 MB in the paper); that the cap causes the plateau is our reading, not yet tested: the "
-    "adult spot runs at the paper's settings reach epsilon "
-    "0.316 only, where both scales agree (0.188 here, 0.193 there).")
+LARGE_DOMAIN_RISES = (
+    "On adult and salary, the largest domains run so far at small scale, AIM's mean error is "
+    "not monotone at large ε: adult all-3way 0.0933 at ε 10 and 0.0938 at 31.6; salary "
+    "all-3way 0.147 and 0.158 (ε 10 and 31.6), target 0.249 and 0.269 (ε 1 and 3.16) and "
+    "0.238 and 0.243 (ε 10 and 31.6), skewed 0.234 and 0.274 (ε 10 and 31.6). Each ε's three "
+    "trials lie within 0.004 of one another, so these rises are not noise. The small scale "
+    "cuts AIM to 1 MB and 100 Private-PGM iterations a round (the paper: 80 MB, 1000, and 2500 "
+    "for the final fit). A scratch run (adult, all-3way, seed 0, 100 iterations, not "
+    "committed) lowers the error with capacity, 0.0935, 0.0774 and 0.0743 at ε 10 for 1, 8 "
+    "and 80 MB. The step from ε 10 to 31.6 still rises at 8 MB (0.0774 to 0.0800) but falls "
+    "at the paper's 80 MB (0.0743 to 0.0698): the capacity cut is the likely cause, on one "
+    "seed per setting. The per-round iterations were not varied.")
 SMALLEST_EPSILONS_NOISE = (
     "Not seen on titanic at small scale: between the two smallest ε (0.01 and 0.0316) AIM's mean "
     "error over three trials rises, with the trials' ranges overlapping widely (the observed "
@@ -256,10 +245,10 @@ def _study_checks(scale: str) -> list[Check]:
         Check(id=f"aim-fig5-grows-{scale}", artifact="aim-fig5", kind="claim", scale=scale,
               data=DATA, description="the subsampling fraction matching AIM grows with ε",
               evaluate=lambda ctx: _fraction_grows(ctx, scale),
-              deviation="Follows from the two rises of AIM's all-3way error (see "
-              "aim-fig1-aim-falls-small): between the two smallest ε on titanic and from ε = 10 "
-              "to 31.6 on adult, where the error levels off at the small scale's 1 MB capacity; "
-              "the fraction that matches a larger error is smaller. Elsewhere it grows at every "
+              deviation="Follows from the rises of AIM's error (see aim-fig1-aim-falls-small "
+              "and the Figure 2 and 3 checks): between the two smallest ε on titanic, and at "
+              "large ε on adult and salary under the small scale's 1 MB and 100 iterations; the "
+              "fraction that matches a larger error is smaller. Elsewhere it grows at every "
               "step."),
         claim("aim-fig6", "runtime", "AIM's runtime grows with ε", _runtime_grows),
         claim("aim-fig7", "pgm-wins", "MWEM+PGM beats MWEM+relaxed projection in most settings",

@@ -81,7 +81,7 @@ PROFILES: dict[Scale, Profile] = {
                      mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE, mechanisms=FIGURE_MECHANISMS),
     # the whole design at reduced compute; datasets and mechanisms join as their grids are
     # completed, the rest are listed by ``pending_datasets`` and ``pending_mechanisms``
-    "small": Profile(datasets=("titanic", "nltcs", "adult"), attributes=None, epsilons=PAPER_EPSILONS,
+    "small": Profile(datasets=("titanic", "nltcs", "adult", "salary"), attributes=None, epsilons=PAPER_EPSILONS,
                      trials=3, pgm_iters=100, max_model_size_mb=1.0,
                      mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE,
                      mechanisms=tuple(m for m in FIGURE_MECHANISMS if m != "GEM")),
