@@ -1,6 +1,6 @@
-"""The comparison grids: RAP++, RAP, PGM and DP-MERF against epsilon (Figures 2, 4, 7 and 8 on
-the single-task datasets; RAP++, RAP and PGM on the multitask ones, Figures 5 and 9), and Figure
-3's sweep of PGM's bins and RAP++'s threshold rounds.
+"""The comparison grids: RAP++, RAP, PGM, DP-MERF and DP-CTGAN against epsilon (Figures 2, 4, 7
+and 8 on the single-task datasets; RAP++, RAP and PGM on the multitask ones, Figures 5 and 9),
+and Figure 3's sweep of PGM's bins and RAP++'s threshold rounds.
 
 Every run synthesises the 80 % training split of one single-task dataset at one epsilon, with
 delta = 1/n^2 (n the training records) and the paper's conversion eps = rho + 2 sqrt(rho log
@@ -128,7 +128,8 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
     "smoke": ComparisonSettings(datasets=("income/ma2018",), epsilons=(1.0,), trials=1,
                                 n_synthetic=100, max_steps=30, lt_queries=500, bins=5,
                                 pgm_iters=20, mm_queries=500, gan_epochs=5),
-    # the whole design grows dataset by dataset, and mechanism by mechanism (``pending``);
+    # the whole design grows dataset by dataset, and mechanism by mechanism
+    # (``pending_datasets``, ``pending_mechanisms``);
     # compute knobs cut as for Figure 1
     "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
                                           "hispanic/tx2018"), trials=4,
