@@ -72,6 +72,7 @@ from reprolib.privacy import (
     ORDERS,
     NeighbourRelation,
     PrivacyBudget,
+    RdpLedger,
     charge_dp_sgd,
     dp_sgd_noise_multiplier,
     dp_sgd_steps,
@@ -225,8 +226,8 @@ def _encode(data: MixedDataset, layout: _Layout) -> np.ndarray:
     return np.concatenate([*parts, 2.0 * data.numerical - 1.0], axis=1).astype(np.float32)
 
 
-def _released_frequencies(rows: np.ndarray, layout: _Layout, ledger, rng: np.random.Generator
-                          ) -> list[np.ndarray]:
+def _released_frequencies(rows: np.ndarray, layout: _Layout, ledger: RdpLedger,
+                          rng: np.random.Generator) -> list[np.ndarray]:
     """Every block's category counts, released together with the noise that spends the rest
     of the ledger, as frequencies (negative counts clipped to zero; uniform if none is left).
     """
