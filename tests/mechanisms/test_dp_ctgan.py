@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from reprolib.mechanisms import build, registration
-from reprolib.mechanisms.deep import dp_ctgan
+from reprolib.mechanisms.deep import _tabular, dp_ctgan
 from reprolib.privacy import (
     ORDERS,
     NeighbourRelation,
@@ -76,7 +76,7 @@ def test_it_releases_records_of_the_datas_domain(small_mixed):
 
 
 def test_a_real_row_is_conditioned_on_one_of_its_own_categories():
-    layout = dp_ctgan._Layout((2, 3), 1)
+    layout = _tabular.Layout((2, 3), 1)
     rows = np.array([[1, 0, 0, 0, 1, 0.3], [0, 1, 1, 0, 0, -0.5]], dtype=np.float32)
     conditions = dp_ctgan._real_conditions(np.repeat(rows, 50, axis=0), layout,
                                            np.random.default_rng(0))
@@ -87,7 +87,7 @@ def test_a_real_row_is_conditioned_on_one_of_its_own_categories():
 
 
 def test_fake_rows_draw_categories_from_the_released_frequencies():
-    layout = dp_ctgan._Layout((2, 3), 0)
+    layout = _tabular.Layout((2, 3), 0)
     frequencies = [np.array([0.0, 1.0]), np.array([0.0, 0.0, 1.0])]
     conditions = dp_ctgan._fake_conditions(400, layout, frequencies, np.random.default_rng(0))
     assert np.all(conditions.sum(axis=1) == 1)
@@ -95,7 +95,7 @@ def test_fake_rows_draw_categories_from_the_released_frequencies():
 
 
 def test_the_conditional_loss_is_the_cross_entropy_of_the_asked_category():
-    layout = dp_ctgan._Layout((2, 3), 1)
+    layout = _tabular.Layout((2, 3), 1)
     raw = torch.tensor([[2.0, 0.0, 0.0, 1.0, 3.0, 0.5], [0.0, 1.0, 1.0, 2.0, 0.0, 0.1]])
     conditions = torch.tensor([[0.0, 0.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0, 0.0]])
     expected = (-torch.log_softmax(raw[0, 2:5], 0)[2] - torch.log_softmax(raw[1, 0:2], 0)[1]) / 2

@@ -52,7 +52,7 @@ def test_the_page_shows_our_mean_and_std_beside_every_printed_row():
     assert table.loc[("income", "DP-MERF"), ("TVComp", "paper")] == "0.51 ± 0.04"
     assert table.loc[("income", "Slicing"), ("CorrSim", "ours")] == "–"
     assert table.loc[("income", "DP-MERF"), "runs"].item() == 0
-    assert table.loc[("income", "PATE"), "runs"].item() == 0
+    assert table.loc[("income", "PATE-GAN"), "runs"].item() == 0
 
 
 def test_the_claim_counts_the_pairs_where_algorithm_1_is_ahead(recorded_rows):

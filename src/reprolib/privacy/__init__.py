@@ -25,6 +25,7 @@ from reprolib.privacy._neighbours import (
     marginal_l1_sensitivity,
     marginal_l2_sensitivity,
 )
+from reprolib.privacy._pate import last_vote_inverse_scale, noisy_vote, vote_rdp, vote_rho
 from reprolib.privacy._rdp import gaussian_rdp, rdp_to_eps
 from reprolib.privacy._rdp_ledger import ORDERS, RdpBudget, RdpCharge, RdpLedger
 from reprolib.privacy._selection import (
@@ -85,8 +86,10 @@ __all__ = [
     "gaussian_rho",
     "gaussian_sigma",
     "gumbel_top_k",
+    "last_vote_inverse_scale",
     "marginal_l1_sensitivity",
     "marginal_l2_sensitivity",
+    "noisy_vote",
     "per_class_slicing_release",
     "poisson_amplified",
     "poisson_base",
@@ -108,5 +111,7 @@ __all__ = [
     "split_budget",
     "subsampled_slicing_rdp",
     "typical_sample_size",
+    "vote_rdp",
+    "vote_rho",
     "without_replacement_rdp",
 ]

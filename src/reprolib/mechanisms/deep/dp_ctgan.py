@@ -56,11 +56,10 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 
 from reprolib._device import resolve_device
-from reprolib.data import Dataset, MixedDataset
+from reprolib.data import MixedDataset
 from reprolib.mechanisms._base import (
     MechanismTraits,
     SynthesisResult,
@@ -68,6 +67,7 @@ from reprolib.mechanisms._base import (
     open_rdp_ledger,
     seed_from,
 )
+from reprolib.mechanisms.deep._tabular import Layout, activate, decode, encode
 from reprolib.privacy import (
     ORDERS,
     NeighbourRelation,
@@ -140,22 +140,6 @@ class DPCTGANConfig:
                              f"{self.noise_multiplier!r}")
 
 
-@dataclasses.dataclass(frozen=True)
-class _Layout:
-    """Where each block and the numbers sit in an encoded row."""
-
-    blocks: tuple[int, ...]
-    numbers: int
-
-    @property
-    def starts(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(self.blocks)[:-1]]).astype(np.int64)
-
-    @property
-    def categories(self) -> int:
-        return int(sum(self.blocks))
-
-
 class DPCTGAN:
     """DP-CTGAN on mixed-type records; (epsilon, delta)-DP through a Rényi ledger."""
 
@@ -178,10 +162,8 @@ class DPCTGAN:
         check_mixed_inputs(self, data, workload,
                            no_workload="fits the whole distribution and answers no workload")
         config, device = self.config, resolve_device(self.config.device)
-        categorical = data.domain.categorical
-        layout = _Layout(tuple(categorical.size(a) for a in categorical.attributes),
-                         len(data.numerical_names))
-        rows = _encode(data, layout)
+        layout = Layout.of(data)
+        rows = encode(data, layout)
         sample_rate = min(1.0, config.batch_size / data.records)
         most = config.epochs * max(data.records // config.batch_size, 1)
         room = None
@@ -214,19 +196,12 @@ class DPCTGAN:
                        "encoded_columns": rows.shape[1], "sample_rate": sample_rate,
                        "steps": steps, "epochs_run": steps / max(most // config.epochs, 1),
                        "spent_epsilon": ledger.spent_epsilon(), **log, "device": device}
-        return SynthesisResult(synthetic=_decode(synthetic, layout, data), ledger=ledger,
+        return SynthesisResult(synthetic=decode(synthetic, layout, data, "DP-CTGAN synthetic"),
+                               ledger=ledger,
                                diagnostics=diagnostics)
 
 
-def _encode(data: MixedDataset, layout: _Layout) -> np.ndarray:
-    """One-hot blocks of every categorical attribute, then the numbers in [-1, 1]."""
-    codes = data.categorical.frame
-    parts = [np.eye(size)[codes[a].to_numpy()]
-             for a, size in zip(data.domain.categorical.attributes, layout.blocks, strict=True)]
-    return np.concatenate([*parts, 2.0 * data.numerical - 1.0], axis=1).astype(np.float32)
-
-
-def _released_frequencies(rows: np.ndarray, layout: _Layout, ledger: RdpLedger,
+def _released_frequencies(rows: np.ndarray, layout: Layout, ledger: RdpLedger,
                           rng: np.random.Generator) -> list[np.ndarray]:
     """Every block's category counts, released together with the noise that spends the rest
     of the ledger, as frequencies (negative counts clipped to zero; uniform if none is left).
@@ -277,15 +252,7 @@ def _discriminator(inputs: int, widths: tuple[int, ...]) -> torch.nn.Module:
     return torch.nn.Sequential(*layers, torch.nn.Linear(inputs, 1), torch.nn.Sigmoid())
 
 
-def _activate(raw: torch.Tensor, layout: _Layout, temperature: float) -> torch.Tensor:
-    """A Gumbel-softmax per block, a tanh per number."""
-    parts = [torch.nn.functional.gumbel_softmax(raw[:, start:start + size], tau=temperature)
-             for start, size in zip(layout.starts.tolist(), layout.blocks, strict=True)]
-    parts.append(torch.tanh(raw[:, layout.categories:]))
-    return torch.cat(parts, dim=1)
-
-
-def _conditional_loss(raw: torch.Tensor, conditions: torch.Tensor, layout: _Layout
+def _conditional_loss(raw: torch.Tensor, conditions: torch.Tensor, layout: Layout
                       ) -> torch.Tensor:
     """CTGAN's cross-entropy of each row's conditioned block against its conditioned category
     (it reads no record), averaged over the rows.
@@ -300,7 +267,7 @@ def _conditional_loss(raw: torch.Tensor, conditions: torch.Tensor, layout: _Layo
     return total / len(raw)
 
 
-def _fake_conditions(count: int, layout: _Layout, frequencies: list[np.ndarray],
+def _fake_conditions(count: int, layout: Layout, frequencies: list[np.ndarray],
                      rng: np.random.Generator) -> np.ndarray:
     """A block drawn uniformly per row and one of its categories from the released
     frequencies, one-hot over all categories (no columns when there is no block).
@@ -316,7 +283,7 @@ def _fake_conditions(count: int, layout: _Layout, frequencies: list[np.ndarray],
     return conditions
 
 
-def _real_conditions(rows: np.ndarray, layout: _Layout, rng: np.random.Generator
+def _real_conditions(rows: np.ndarray, layout: Layout, rng: np.random.Generator
                      ) -> np.ndarray:
     """For each real row, one block drawn uniformly and the row's own category in it."""
     conditions = np.zeros((len(rows), layout.categories), dtype=np.float32)
@@ -331,7 +298,7 @@ def _real_conditions(rows: np.ndarray, layout: _Layout, rng: np.random.Generator
     return conditions
 
 
-def _train(rows: np.ndarray, layout: _Layout, frequencies: list[np.ndarray],
+def _train(rows: np.ndarray, layout: Layout, frequencies: list[np.ndarray],
            config: DPCTGANConfig, sample_rate: float, multiplier: float, steps: int, seed: int,
            device: str) -> tuple[_Generator, dict[str, Any]]:
     """``steps`` DP-SGD steps of the discriminator, each followed by a generator step."""
@@ -368,7 +335,7 @@ def _train(rows: np.ndarray, layout: _Layout, frequencies: list[np.ndarray],
                                      device=device)
             fake_c = torch.as_tensor(_fake_conditions(batch, layout, frequencies, sampler),
                                      device=device)
-            fake = _activate(generator(torch.cat([torch.randn(batch, config.latent,
+            fake = activate(generator(torch.cat([torch.randn(batch, config.latent,
                                                               device=device), fake_c], 1)),
                              layout, config.temperature).detach()
             inputs = torch.cat([torch.cat([real, real_c], 1), torch.cat([fake, fake_c], 1)])
@@ -387,7 +354,7 @@ def _train(rows: np.ndarray, layout: _Layout, frequencies: list[np.ndarray],
                                      device=device)
             raw = generator(torch.cat([torch.randn(batch, config.latent, device=device),
                                        fake_c], 1))
-            fake = _activate(raw, layout, config.temperature)
+            fake = activate(raw, layout, config.temperature)
             error_g = loss(critic(torch.cat([fake, fake_c], 1)).squeeze(1),
                            torch.ones(batch, device=device))
             if config.conditional_loss:
@@ -405,7 +372,7 @@ def _train(rows: np.ndarray, layout: _Layout, frequencies: list[np.ndarray],
                        "training_seconds": time.perf_counter() - started}
 
 
-def _generate(generator: _Generator, layout: _Layout, frequencies: list[np.ndarray],
+def _generate(generator: _Generator, layout: Layout, frequencies: list[np.ndarray],
               count: int, config: DPCTGANConfig, seed: int, device: str) -> np.ndarray:
     generator.eval()
     sampler = np.random.default_rng(seed)
@@ -416,19 +383,4 @@ def _generate(generator: _Generator, layout: _Layout, frequencies: list[np.ndarr
         torch.manual_seed(seed)
         raw = generator(torch.cat([torch.randn(count, config.latent, device=device),
                                    conditions], 1))
-        return _activate(raw, layout, config.temperature).cpu().numpy().astype(float)
-
-
-def _decode(rows: np.ndarray, layout: _Layout, like: MixedDataset) -> MixedDataset:
-    """Records of ``like``'s domain: each block's largest entry (a Gumbel-softmax draw), the
-    numbers mapped back to [0, 1].
-    """
-    codes = {a: rows[:, start:start + size].argmax(axis=1).astype(np.int64)
-             for a, start, size in zip(like.domain.categorical.attributes,
-                                        layout.starts.tolist(), layout.blocks, strict=True)}
-    frame = pd.DataFrame(codes, index=pd.RangeIndex(len(rows)),
-                         columns=list(like.domain.categorical.attributes))
-    numbers = np.clip((rows[:, layout.categories:] + 1.0) / 2.0, 0.0, 1.0)
-    return MixedDataset(Dataset(frame, like.domain.categorical, "DP-CTGAN synthetic"), numbers,
-                        like.numerical_names, like.targets, "DP-CTGAN synthetic")
-
+        return activate(raw, layout, config.temperature).cpu().numpy().astype(float)

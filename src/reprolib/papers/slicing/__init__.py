@@ -43,7 +43,8 @@ SPEC = PaperSpec(
                  "slicing-tab2": "reprolib.papers.slicing.datasets:DATASETS",
                  "slicing-tab3": "reprolib.papers.slicing.comparison:TABLE_3"},
     checks="reprolib.papers.slicing.checks:CHECKS",
-    chapters=(Chapter(file="book/slicing/index", sections=("book/slicing/privacy",)),),
+    chapters=(Chapter(file="book/slicing/index",
+                      sections=("book/slicing/privacy", "book/slicing/baselines")),),
     no_data={"slicing-calibration": "closed forms (no data)"},
     stand_ins={**{task: f"sdnist/{{national,ma,tx}}2018: {acs_stand_in_text(stand_in)}"
                   for task, (_, stand_in) in TASKS.items()},

@@ -139,7 +139,7 @@ def _budgets(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
                    f"{rows['epsilon'].iloc[0]:g}{merf}",
                    "spent = base epsilon (rel. 1e-6) and the same-size amplification of the base "
                    "(epsilon, delta) within the reported (epsilon, delta), epsilon to rel. 1e-9; "
-                   "DP-MERF and DP-CTGAN: spent = epsilon")
+                   "DP-MERF and the GANs: spent = epsilon")
 
 
 def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:

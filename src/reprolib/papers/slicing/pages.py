@@ -39,7 +39,7 @@ def datasets_table(frame: pd.DataFrame) -> pd.DataFrame:
 def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
     """Table 1 or 3: per task and mechanism, each score's mean ± std over our seeds beside the
     paper's (columns: score, then "ours" / "paper"); MERF is our DP-MERF and DP-SGD our
-    DP-CTGAN; the paper's PATE rows (not re-run) carry only the paper's.
+    DP-CTGAN, PATE our PATE-GAN.
     """
     from reprolib.papers.slicing.reported import SCORES, TABLE_1, TABLE_3
 
@@ -47,7 +47,7 @@ def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
     rows, index = [], []
     for (task, printed), values in reported.items():
         mechanism = {"Algorithm 1": "Slicing", "MERF": "DP-MERF",
-                     "DP-SGD": "DP-CTGAN"}.get(printed, printed)
+                     "DP-SGD": "DP-CTGAN", "PATE": "PATE-GAN"}.get(printed, printed)
         ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == mechanism)]
         row = {("runs", ""): len(ours)}
         for score, paper in zip(SCORES, values, strict=True):

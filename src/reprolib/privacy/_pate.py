@@ -1,0 +1,114 @@
+"""PATE's noisy vote in Rényi DP: the data-independent bound and the data-dependent one.
+
+k teachers, each trained on its own disjoint part of the data, vote for one of two labels; the
+release is the label whose count plus independent Laplace noise of scale 1/lam is larger
+(Papernot, Abadi, Erlingsson, Goodfellow and Talwar, ICLR 2017, Section 2.2; PATE-GAN, Jordon,
+Yoon and van der Schaar, ICLR 2019, Section 4). A neighbouring dataset, under add/remove or
+replace-one alike, changes one part, so one teacher's vote: each count moves by at most 1 and
+the release is (2 lam)-DP (Papernot et al., Section 3), hence 2 lam^2-zCDP (Bun and Steinke
+2016, Proposition 1.4), the RDP curve 2 lam^2 alpha. That is the data-independent bound.
+
+The data-dependent bound (Papernot et al., Theorem 3, used by PATE-GAN's Algorithm 1) reads the
+votes. With two labels and a gap g = |n_1 - n_0| between the counts, the noisy vote differs from
+the plurality with probability exactly
+
+    q = (2 + lam g) / (4 exp(lam g))
+
+(the tail of the difference of two Laplace variables; Papernot et al.'s Lemma 4 is this bound).
+If q < (e^{2 lam} - 1) / (e^{4 lam} - 1), the log moment at l = alpha - 1 of the privacy loss at
+the actual data is at most log((1 - q) ((1 - q) / (1 - e^{2 lam} q))^l + q e^{2 lam l}), so the
+Rényi divergence of order alpha is at most that divided by alpha - 1. We take the smaller of the
+two bounds at each order and sum over the queries. This curve is a function of the private votes:
+the epsilon it gives is a statement about this dataset and its neighbours, not a differential
+privacy guarantee, and releasing it (or stopping when it is spent) leaks through it (Papernot et
+al. 2018 release it with smooth sensitivity; we do not). The pages say which runs used it.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from reprolib.privacy import _validate
+from reprolib.privacy._exact import round_up
+from reprolib.privacy._gaussian import remaining_gaussian_sigma
+from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
+
+#: Relative margin added to the float evaluation of the data-dependent bound, so that rounding in
+#: its logarithms never makes it smaller than the formula's value.
+ROUNDING_MARGIN = 1e-12
+
+
+def vote_rho(inverse_scale: float) -> float:
+    """The zCDP rho of one two-label noisy vote with Laplace noise of scale 1 / ``inverse_scale``:
+    2 lam^2 (lam = ``inverse_scale``), computed exactly and rounded up.
+    """
+    inverse_scale = _validate.positive("inverse_scale", inverse_scale)
+    return round_up(2 * Fraction(inverse_scale) ** 2)
+
+
+def vote_rdp(inverse_scale: float, gaps: np.ndarray | None = None) -> np.ndarray:
+    """The RDP curve, at the ledger's ``ORDERS``, of one noisy vote per entry of ``gaps`` (the
+    absolute differences between the two labels' counts), composed: the data-dependent bound,
+    never above the data-independent one. ``gaps=None``: one vote, data-independent.
+    """
+    independent = vote_rho(inverse_scale) * ORDERS
+    if gaps is None:
+        return independent
+    gaps = np.asarray(gaps, dtype=float)
+    if gaps.ndim != 1 or np.any(gaps < 0) or np.any(~np.isfinite(gaps)):
+        raise ValueError("gaps must be a 1-d array of non-negative vote differences")
+    lam = inverse_scale
+    total = np.zeros(len(ORDERS))
+    values, counts = np.unique(gaps, return_counts=True)  # gaps repeat: k + 1 values at most
+    for gap, count in zip(values, counts, strict=True):
+        total += count * np.minimum(independent, _dependent(lam, float(gap)))
+    return np.nextafter(total * (1.0 + ROUNDING_MARGIN), np.inf)
+
+
+def _dependent(lam: float, gap: float) -> np.ndarray:
+    """Papernot et al.'s Theorem 3 at every order for one vote with ``gap`` (inf where it fails)."""
+    log_q = math.log(2.0 + lam * gap) - math.log(4.0) - lam * gap
+    q = math.exp(log_q)
+    if not q < math.expm1(2.0 * lam) / math.expm1(4.0 * lam):
+        return np.full(len(ORDERS), np.inf)
+    moments = ORDERS - 1.0  # l
+    log_1q = math.log1p(-q)
+    first = log_1q + moments * (log_1q - math.log1p(-math.exp(2.0 * lam) * q))
+    second = log_q + 2.0 * lam * moments
+    return np.logaddexp(first, second) / moments
+
+
+def noisy_vote(ones: np.ndarray, teachers: int, *, inverse_scale: float, data_dependent: bool,
+               rng: np.random.Generator, ledger: RdpLedger, label: str) -> np.ndarray:
+    """Release, for each query, 1 if ``ones`` (the teachers voting 1, of ``teachers``) plus
+    Laplace noise beats the other count plus its own noise, else 0; charge the votes' curve
+    (data-dependent or not) to ``ledger`` first, so a refused charge releases nothing.
+    """
+    ones = np.asarray(ones, dtype=float)
+    zeros = teachers - ones
+    gaps = np.abs(ones - zeros) if data_dependent else None
+    curve = vote_rdp(inverse_scale, gaps)
+    repeat = 1 if data_dependent else len(ones)
+    ledger.charge(curve, mechanism="pate-vote", label=label, repeat=repeat,
+                  inverse_scale=float(inverse_scale), votes=float(len(ones)),
+                  data_dependent=float(data_dependent))
+    noise = rng.laplace(0.0, 1.0 / inverse_scale, size=(2, len(ones)))
+    return (ones + noise[1] > zeros + noise[0]).astype(np.int64)
+
+
+def last_vote_inverse_scale(ledger: RdpLedger, votes: int) -> float:
+    """The largest lam at which ``votes`` data-independent noisy votes still fit what the ledger
+    has left: the votes that spend the rest (to the precision of
+    :func:`reprolib.privacy.remaining_gaussian_sigma`, never above it).
+    """
+    if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1:
+        raise ValueError(f"votes must be a positive integer, got {votes!r}")
+    sigma = remaining_gaussian_sigma(ledger, 1.0)  # the rest as the zCDP rho 1 / (2 sigma^2)
+    rest = Fraction(1) / (2 * Fraction(sigma) ** 2)
+    lam = math.sqrt(float(rest / (2 * votes)))
+    while votes * Fraction(vote_rho(lam)) > rest:  # rounding may have made lam too large
+        lam = math.nextafter(lam, 0.0)
+    return lam
