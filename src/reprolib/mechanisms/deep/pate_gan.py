@@ -17,9 +17,12 @@ block, a tanh per number.
 Privacy. Teachers read records; only the votes leave them, through
 :func:`reprolib.privacy.noisy_vote`, charged before each release. The parts are fixed by a
 teacher drawn uniformly for each record, so a neighbouring dataset (either relation) changes one
-part and one vote of each query. Iterations run while a student batch fits the budget; the batch
-that no longer fits is answered with the larger noise that spends the rest exactly
-(:func:`reprolib.privacy.last_vote_inverse_scale`), and the run stops after it. Two accountings:
+part and one vote of each query. The generator does not move while the student trains, so an
+iteration's ``student_iters`` batches are drawn and voted on at once, in one charge. Iterations
+run while their votes fit the budget; the iteration whose votes no longer fit is answered with the
+larger noise that spends the rest exactly (:func:`reprolib.privacy.last_vote_inverse_scale`), and
+the run stops after it. The teachers are trained together (their parameters stacked, evaluated
+with ``torch.func.vmap``; one Adam over the stack is k independent ones). Two accountings:
 
 * ``"data-independent"`` (default): every vote is 2 lam^2-zCDP. The run is (epsilon, delta)-DP.
 * ``"data-dependent"``: the paper's moments accountant, Papernot et al.'s Theorem 3, which reads
@@ -58,12 +61,12 @@ from reprolib.mechanisms._base import (
 )
 from reprolib.mechanisms.deep._tabular import Layout, activate, decode, encode
 from reprolib.privacy import (
+    BudgetExceededError,
     NeighbourRelation,
     PrivacyBudget,
     RdpLedger,
     last_vote_inverse_scale,
     noisy_vote,
-    vote_rdp,
 )
 
 Accounting = Literal["data-independent", "data-dependent"]
@@ -199,6 +202,43 @@ def _discriminator(width: int) -> torch.nn.Module:
                                torch.nn.Linear(second, 1), torch.nn.Sigmoid())
 
 
+class _Teachers:
+    """k discriminators of :func:`_discriminator`'s shape, each initialised as its own module,
+    their parameters stacked and evaluated at once (``torch.func.vmap``): input (k, rows, width),
+    output (k, rows, 1).
+    """
+
+    def __init__(self, width: int, teachers: int, device: str) -> None:
+        from torch.func import stack_module_state
+
+        members = [_discriminator(width).to(device) for _ in range(teachers)]
+        self.params, _ = stack_module_state(members)
+        self._shape = _discriminator(width).to("meta")
+
+    def __call__(self, inputs: torch.Tensor) -> torch.Tensor:
+        from torch.func import functional_call, vmap
+
+        def one(params: dict[str, torch.Tensor], rows: torch.Tensor) -> torch.Tensor:
+            return functional_call(self._shape, params, (rows,))
+
+        return vmap(one)(self.params, inputs)
+
+
+def _teacher_batches(own: list[np.ndarray], batch: int, width: int,
+                     sampler: np.random.Generator, device: str
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each teacher's batch of its own records, without replacement (fewer if its part is
+    smaller), zero-padded to ``batch`` rows, and the weights (1 on a record, 0 on padding).
+    """
+    real = np.zeros((len(own), batch, width), dtype=np.float32)
+    weight = np.zeros((len(own), batch), dtype=np.float32)
+    for t, records in enumerate(own):
+        take = min(batch, len(records))
+        real[t, :take] = records[sampler.choice(len(records), size=take, replace=False)]
+        weight[t, :take] = 1.0
+    return torch.as_tensor(real, device=device), torch.as_tensor(weight, device=device)
+
+
 def _train(rows: np.ndarray, parts: np.ndarray, teachers: int, layout: Layout,
            config: PATEGANConfig, ledger: RdpLedger, rng: np.random.Generator, device: str
            ) -> tuple[_Generator, dict[str, Any]]:
@@ -216,53 +256,56 @@ def _train(rows: np.ndarray, parts: np.ndarray, teachers: int, layout: Layout,
         width = rows.shape[1]
         generator = _Generator(config.latent, width).to(device)
         student = _discriminator(width).to(device)
-        critics = [_discriminator(width).to(device) for _ in range(teachers)]
+        ensemble = _Teachers(width, teachers, device)
         def adam(module: torch.nn.Module) -> torch.optim.Adam:
             return torch.optim.Adam(module.parameters(), lr=config.learning_rate)
         optimiser_g, optimiser_s = adam(generator), adam(student)
-        optimisers_t = [adam(critic) for critic in critics]
-        own = [torch.as_tensor(rows[parts == t], device=device) for t in range(teachers)]
+        # one Adam over the stacked teachers: per coordinate, so k independent Adams
+        optimiser_t = torch.optim.Adam(ensemble.params.values(), lr=config.learning_rate)
+        own = [rows[parts == t] for t in range(teachers)]
         loss = torch.nn.BCELoss()
-        ones, zeros = torch.ones(batch, device=device), torch.zeros(batch, device=device)
+        ones = torch.ones(batch, device=device)
 
-        def fake() -> torch.Tensor:
-            return activate(generator(torch.randn(batch, config.latent, device=device)), layout,
+        def fake(count: int = batch) -> torch.Tensor:
+            return activate(generator(torch.randn(count, config.latent, device=device)), layout,
                             config.temperature)
 
         iterations, votes, last_lam, done = 0, 0, None, False
         while not done:
-            for _ in range(config.teacher_iters):
-                for critic, optimiser, records in zip(critics, optimisers_t, own, strict=True):
-                    generated = fake().detach()
-                    optimiser.zero_grad(set_to_none=True)
-                    error = loss(critic(generated).squeeze(1), zeros)
-                    if len(records):  # a part may be empty on tiny data
-                        chosen = sampler.choice(len(records), size=min(batch, len(records)),
-                                                replace=False)
-                        real = records[torch.as_tensor(chosen, device=device)]
-                        error = error + loss(critic(real).squeeze(1), ones[:len(real)])
-                    error.backward()
-                    optimiser.step()
-            for _ in range(config.student_iters):
-                generated = fake().detach()
-                with torch.no_grad():
-                    real_votes = sum((critic(generated).squeeze(1) > 0.5).long()
-                                     for critic in critics).cpu().numpy()
-                gaps = np.abs(2 * real_votes - teachers) if data_dependent else None
-                fits = (ledger.epsilon_after(vote_rdp(lam, gaps), 1 if data_dependent else batch)
-                        <= ledger.budget.epsilon)
-                if not fits:  # the batch that spends the rest, then stop
-                    last_lam, done = last_vote_inverse_scale(ledger, batch), True
-                labels = noisy_vote(real_votes, teachers, inverse_scale=last_lam or lam,
-                                    data_dependent=data_dependent and last_lam is None,
-                                    rng=sampler, ledger=ledger, label="student labels")
-                votes += batch
+            for _ in range(config.teacher_iters):  # every teacher at once, a fake batch each
+                generated = fake(teachers * batch).detach().reshape(teachers, batch, width)
+                real, weight = _teacher_batches(own, batch, width, sampler, device)
+                optimiser_t.zero_grad(set_to_none=True)
+                on_fake = ensemble(generated).squeeze(2)
+                on_real = ensemble(real).squeeze(2)
+                per_teacher = (torch.nn.functional.binary_cross_entropy(
+                    on_fake, torch.zeros_like(on_fake), reduction="none").mean(dim=1)
+                    + (torch.nn.functional.binary_cross_entropy(
+                        on_real, torch.ones_like(on_real), reduction="none") * weight).sum(dim=1)
+                    / weight.sum(dim=1).clamp(min=1.0))
+                per_teacher.sum().backward()  # each teacher's gradient is its own loss's
+                optimiser_t.step()
+            # the generator is fixed until its step, so the iteration's student batches are
+            # drawn and labelled at once: one vote per row, one charge per iteration
+            generated = fake(per_iteration).detach()
+            with torch.no_grad():
+                real_votes = (ensemble(generated.expand(teachers, per_iteration, width))
+                              .squeeze(2) > 0.5).sum(dim=0).cpu().numpy()
+            try:
+                labels = noisy_vote(real_votes, teachers, inverse_scale=lam,
+                                    data_dependent=data_dependent, rng=sampler, ledger=ledger,
+                                    label="student labels")
+            except BudgetExceededError:  # the iteration that spends the rest, then stop
+                last_lam, done = last_vote_inverse_scale(ledger, per_iteration), True
+                labels = noisy_vote(real_votes, teachers, inverse_scale=last_lam,
+                                    data_dependent=False, rng=sampler, ledger=ledger,
+                                    label="last student labels")
+            votes += per_iteration
+            targets = torch.as_tensor(labels, dtype=torch.float32, device=device)
+            for chunk, chunk_labels in zip(generated.split(batch), targets.split(batch), strict=True):
                 optimiser_s.zero_grad(set_to_none=True)
-                loss(student(generated).squeeze(1),
-                     torch.as_tensor(labels, dtype=torch.float32, device=device)).backward()
+                loss(student(chunk).squeeze(1), chunk_labels).backward()
                 optimiser_s.step()
-                if last_lam is not None:
-                    break
             optimiser_g.zero_grad(set_to_none=True)
             loss(student(fake()).squeeze(1), ones).backward()
             optimiser_g.step()

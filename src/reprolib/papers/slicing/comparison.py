@@ -60,8 +60,8 @@ class ComparisonSettings:
         gan_free_epsilon: epsilon given to DP-CTGAN and PATE-GAN beyond the reported one (the
             paper's convention: 5; ours: 0).
         pate_iterations: PATE-GAN's iterations, its vote noise calibrated to them; None:
-            SmartNoise's noise (Laplace scale 1,000) until the budget is spent (about 730
-            iterations, 3 CPU-minutes, on a stand-in at epsilon 5.1).
+            SmartNoise's noise (Laplace scale 1,000) until the budget is spent (729
+            iterations, 27 CPU-seconds, on the mobility stand-in at epsilon 5.1).
     """
 
     tasks: tuple[str, ...] = tuple(TASKS)
