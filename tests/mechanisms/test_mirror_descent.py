@@ -99,6 +99,26 @@ def test_2022_rule_reaches_mbis_optimum(engine):
                                    np.asarray(reference.marginals[clique].values), atol=1e-3)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_2022_rule_stays_finite_when_the_loss_is_flat(engine):
+    # MST at tiny epsilon compresses attributes to one value: a one-cell marginal always equals
+    # the total, every trial is "accepted" with no decrease, and doubling the step 1,100 times
+    # overflowed it to inf and the potentials to NaN (found on titanic, MST, eps 0.0316)
+    domain = mbi.Domain(("a", "b"), (1, 3))
+    measurements = [mbi.LinearMeasurement(np.array([1900.0]), ("a",), stddev=30.0),
+                    mbi.LinearMeasurement(np.array([700.0, 600.0, 650.0]), ("b",), stddev=30.0)]
+    flat = [measurements[0]]
+    for measured in (flat, measurements):
+        model = mirror_descent(domain, measured, known_total=2000.0, iters=1500, engine=engine,
+                               step_rule="backtracking-2022")
+        for clique in model.cliques:
+            assert np.all(np.isfinite(np.asarray(model.potentials[clique].values)))
+            assert np.asarray(model.marginals[clique].values).sum() == pytest.approx(2000.0)
+    # the least-squares fit of b under the total: each count plus a third of the missing 50
+    np.testing.assert_allclose(np.asarray(model.marginals["b",].values),
+                               np.array([700.0, 600.0, 650.0]) + 50.0 / 3.0, rtol=1e-6)
+
+
 def test_2022_rule_fits_a_precise_measurement_that_mbis_step_bound_makes_slow():
     # AIM's situation at large epsilon: coarse one-way marginals of large attributes, then one
     # precise 3-way marginal. mbi's first step 2 / (L N) uses L = max_C sum |C| / |c| / sigma^2,

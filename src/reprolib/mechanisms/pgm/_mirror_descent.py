@@ -155,7 +155,11 @@ def _numpy_backtracking(model: NumpyModel, theta: np.ndarray, alpha: float, step
 
     A trial theta - a grad is accepted when loss - loss' >= a/2 <grad, mu - mu'>; otherwise a
     halves. After ``MAX_TRIALS`` trials the last one is taken anyway, and the next step starts
-    from the last trial (twice its half); after an acceptance, from twice the accepted a.
+    from the last trial (twice its half); after an acceptance, from twice the accepted a. A
+    step whose marginals equal the current ones exactly (the loss is flat along the gradient,
+    e.g. every measured clique has one cell) moves nothing and is not taken, and the step size
+    stays, where the 2022 rule would double it every step until it overflows to inf and the
+    potentials become NaN.
     """
     mu = model.marginals(theta)
     loss, grad = model.loss_and_gradient(mu)
@@ -169,13 +173,17 @@ def _numpy_backtracking(model: NumpyModel, theta: np.ndarray, alpha: float, step
             if loss - loss2 >= 0.5 * step * float(grad @ (mu - mu2)):
                 break
             step = 0.5 * step
+        if np.array_equal(mu2, mu):  # stalled: keep the point, do not grow the step
+            step = 0.5 * step
+            continue
         theta, mu, loss, grad = theta2, mu2, loss2, grad2
     return theta, mu
 
 
 @functools.partial(jax.jit, static_argnames=("oracle",))
 def _jax_backtracking(theta, alpha, steps, loss_fn, total, constraints, *, oracle):
-    """As :func:`_numpy_backtracking`, in one XLA loop (a bounded while loop per step)."""
+    """As :func:`_numpy_backtracking` (stalled steps included), in one XLA loop (a bounded while
+    loop per step)."""
 
     def evaluate(theta):
         mu = jax.lax.optimization_barrier(oracle(theta, total, constraints=constraints))
@@ -194,9 +202,12 @@ def _jax_backtracking(theta, alpha, steps, loss_fn, total, constraints, *, oracl
                     theta2, mu2, loss2, grad2)
 
         start = (jnp.asarray(0), 2.0 * step_size, jnp.asarray(False), theta, mu, loss, grad)
-        _, step_size, _, *kept = jax.lax.while_loop(
+        _, trial_size, _, *kept = jax.lax.while_loop(
             lambda s: ~s[2] & (s[0] < MAX_TRIALS), trial, start)
-        return (*kept, step_size)
+        stalled = jax.tree.reduce(jnp.logical_and, jax.tree.map(
+            lambda a, b: jnp.all(a == b), kept[1], mu))
+        kept = jax.lax.cond(stalled, lambda: (theta, mu, loss, grad), lambda: tuple(kept))
+        return (*kept, jnp.where(stalled, step_size, trial_size))
 
     mu, loss, grad = evaluate(theta)
     start = (theta, mu, loss, grad, jnp.asarray(0.5 * alpha, dtype=float))
