@@ -183,7 +183,8 @@ def _numpy_backtracking(model: NumpyModel, theta: np.ndarray, alpha: float, step
 @functools.partial(jax.jit, static_argnames=("oracle",))
 def _jax_backtracking(theta, alpha, steps, loss_fn, total, constraints, *, oracle):
     """As :func:`_numpy_backtracking` (stalled steps included), in one XLA loop (a bounded while
-    loop per step)."""
+    loop per step).
+    """
 
     def evaluate(theta):
         mu = jax.lax.optimization_barrier(oracle(theta, total, constraints=constraints))
