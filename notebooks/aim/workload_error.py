@@ -52,7 +52,13 @@ from myst_nb import glue
 from reprolib.experiments import SCALE_MEANING, compute_summary, open_store, run_experiment
 from reprolib.papers.aim.figures import best_share, error_vs_epsilon
 from reprolib.papers.aim.pages import compared_workload_aware, error_table, spot_comparison
-from reprolib.papers.aim.setup import NOT_RERUN, PROFILES, pending_datasets, pending_mechanisms
+from reprolib.papers.aim.setup import (
+    NOT_RERUN,
+    PROFILES,
+    SINGLE_FIT,
+    pending_datasets,
+    pending_mechanisms,
+)
 
 results = run_experiment(artifact, scale=scale, device=device, progress=False,
                          overrides=overrides)
@@ -62,7 +68,8 @@ epsilons = ", ".join(f"{e:.3g}" for e in sorted(set(results["epsilon"])))
 lines = [f"{artifact}: workload {workload}; scale = {scale} ({SCALE_MEANING[scale]})",
          (f"{len(results)} runs: datasets {', '.join(sorted(set(results['dataset'])))}; "
           f"ε ∈ {{{epsilons}}}; {results['seed'].nunique()} trial(s) each; "
-          f"{profile.pgm_iters} Private-PGM iterations; AIM capacity "
+          f"{profile.pgm_iters} Private-PGM iterations a round for AIM and MWEM+PGM "
+          f"({', '.join(SINGLE_FIT)}: their configs' iterations, one fit each); AIM capacity "
           f"{profile.max_model_size_mb:g} MB, MWEM+PGM cap "
           f"{profile.mwem_max_model_size_mb:g} MB")]
 if profile.attributes:

@@ -8,6 +8,7 @@ from reprolib.papers.aim.setup import (
     FIGURE_MECHANISMS,
     PAPER_EPSILONS,
     PROFILES,
+    SINGLE_FIT,
     build_mechanism,
     build_workload,
     load_aim_dataset,
@@ -49,6 +50,22 @@ def test_figure_mwem_runs_with_the_reference_cap_in_proportion_to_aims_capacity(
                 == profile.mwem_max_model_size_mb)
     assert PROFILES["paper"].mwem_max_model_size_mb == 25.0
     assert build_mechanism("MWEM+PGM", {"pgm_iters": 10}).config.max_model_size_mb is None
+
+
+def test_single_fit_mechanisms_keep_their_reference_iterations_at_every_scale():
+    defaults = {"MST": (5000, 1000), "PrivBayes+PGM": (1000,), "Independent": (1000,)}
+    for scale in ("smoke", "small", "paper"):
+        for cell in grid("aim-fig1", scale):
+            if cell.mechanism in SINGLE_FIT:
+                assert "pgm_iters" not in cell.params and "final_pgm_iters" not in cell.params
+                config = build_mechanism(cell.mechanism, cell.params).config
+                iters = ((config.pgm_iters, config.selection_pgm_iters)
+                         if cell.mechanism == "MST" else
+                         (config.iters,) if cell.mechanism == "PrivBayes+PGM" else
+                         (config.pgm_iters,))
+                assert iters == defaults[cell.mechanism]
+            elif cell.mechanism in ("AIM", "MWEM+PGM"):
+                assert cell.params["pgm_iters"] == PROFILES[scale].pgm_iters
 
 
 def test_workloads_use_natural_targets_and_fixed_seeds():

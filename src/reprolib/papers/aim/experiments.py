@@ -18,6 +18,7 @@ from reprolib.papers.aim.setup import (
     AIM_DATASETS,
     DELTA,
     PROFILES,
+    SINGLE_FIT,
     LossWeighting,
     Profile,
     StepRule,
@@ -100,10 +101,14 @@ def _dataset_statistics(cell: Cell, device: str) -> dict[str, object]:
 def _figure_cells(artifact: str):
     def cells(scale: Scale, profile: Profile) -> list[Cell]:
         params = {**_profile_params(profile), "workload": FIGURE_WORKLOADS[artifact]}
-        # only MWEM+PGM's cells record its cap: the other mechanisms' keys do not depend on it
-        mwem = {**params, "mwem_max_model_size_mb": float(profile.mwem_max_model_size_mb)}
+        # a cell records only the settings its mechanism reads: MWEM+PGM's cap, and no reduced
+        # iterations for the mechanisms that keep their reference ones
+        by_mechanism = {
+            "MWEM+PGM": {**params, "mwem_max_model_size_mb": float(profile.mwem_max_model_size_mb)},
+            **{m: {k: v for k, v in params.items() if k not in ("pgm_iters", "final_pgm_iters")}
+               for m in SINGLE_FIT}}
         return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
-                     params=mwem if m == "MWEM+PGM" else params)
+                     params=by_mechanism.get(m, params))
                 for d, m, e, t in itertools.product(profile.datasets, profile.mechanisms,
                                                     profile.epsilons, range(profile.trials))]
     return cells
