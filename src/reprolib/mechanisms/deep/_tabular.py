@@ -5,12 +5,38 @@ numbers in [-1, 1] (their declared [0, 1] coding, stretched), and back.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
 from reprolib.data import Dataset, MixedDataset
+from reprolib.mechanisms._base import (
+    Described,
+    MechanismTraits,
+    check_mixed_inputs,
+    open_rdp_ledger,
+)
+from reprolib.privacy import NeighbourRelation, PrivacyBudget, RdpLedger
+
+
+def generator_traits(relation: NeighbourRelation) -> MechanismTraits:
+    """A tabular GAN's traits: no workload, no data-dependent selection, mixed-type records."""
+    return MechanismTraits(workload_aware=False, data_aware=False, budget_aware=False,
+                           efficiency_aware=False, relation=relation, data_kind="mixed")
+
+
+def open_fit(mechanism: Described, data: MixedDataset, budget: PrivacyBudget,
+             workload: Any) -> tuple[RdpLedger, Layout, np.ndarray]:
+    """What a tabular GAN's fit does first: open its Rényi ledger, refuse what it cannot read
+    (it answers no workload), and encode the records; returns the ledger, layout and rows.
+    """
+    ledger = open_rdp_ledger(mechanism, budget)
+    check_mixed_inputs(mechanism, data, workload,
+                       no_workload="fits the whole distribution and answers no workload")
+    layout = Layout.of(data)
+    return ledger, layout, encode(data, layout)
 
 
 @dataclasses.dataclass(frozen=True)

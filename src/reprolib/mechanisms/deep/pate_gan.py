@@ -55,11 +55,15 @@ from reprolib.data import MixedDataset
 from reprolib.mechanisms._base import (
     MechanismTraits,
     SynthesisResult,
-    check_mixed_inputs,
-    open_rdp_ledger,
     seed_from,
 )
-from reprolib.mechanisms.deep._tabular import Layout, activate, decode, encode
+from reprolib.mechanisms.deep._tabular import (
+    Layout,
+    activate,
+    decode,
+    generator_traits,
+    open_fit,
+)
 from reprolib.privacy import (
     BudgetExceededError,
     NeighbourRelation,
@@ -145,19 +149,13 @@ class PATEGAN:
     @property
     def traits(self) -> MechanismTraits:
         """No workload, no data-dependent selection; the config's neighbouring relation."""
-        return MechanismTraits(workload_aware=False, data_aware=False, budget_aware=False,
-                               efficiency_aware=False, relation=self.config.relation,
-                               data_kind="mixed")
+        return generator_traits(self.config.relation)
 
     def fit(self, data: MixedDataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Any = None) -> SynthesisResult:
         """Synthetic records of ``data``'s domain; the mechanism answers no workload."""
-        ledger = open_rdp_ledger(self, budget)
-        check_mixed_inputs(self, data, workload,
-                           no_workload="fits the whole distribution and answers no workload")
+        ledger, layout, rows = open_fit(self, data, budget, workload)
         config, device = self.config, resolve_device(self.config.device)
-        layout = Layout.of(data)
-        rows = encode(data, layout)
         teachers = config.teachers or max(1, data.records // 1000)
         parts = rng.integers(teachers, size=data.records)  # each record's teacher
         generator, log = _train(rows, parts, teachers, layout, config, ledger, rng, device)
