@@ -67,14 +67,14 @@ def test_eq5_matches_an_independent_implementation(divergence, f):
 @pytest.mark.parametrize("rows", [30, 32])  # 435 pairs (odd), 496 (even)
 def test_the_median_bandwidth_is_the_median_distance_between_distinct_rows(rows):
     points = np.random.default_rng(3).integers(0, 3, size=(5, rows, 2)).astype(float)  # ties
-    distances = torch.cdist(torch.tensor(points), torch.tensor(points))
-    ours = _median_distance(distances).numpy()
+    squared = torch.cdist(torch.tensor(points), torch.tensor(points)) ** 2
+    ours = _median_distance(squared).numpy()
     np.testing.assert_allclose(ours, [np.median(scipy.spatial.distance.pdist(p)) for p in points],
                                rtol=1e-12)
 
 
 def test_both_selections_of_the_middle_pairs_agree():
-    """NumPy's partition (CPU) and torch's kthvalue (other devices), checked here on the CPU."""
+    """NumPy's partition (CPU) and torch's sort (other devices), checked here on the CPU."""
     pairs = torch.tensor(np.random.default_rng(5).integers(0, 4, size=(6, 41)).astype(float))
     expected = np.sort(pairs.numpy(), axis=1)[:, [20, 20]]
     for numpy in (True, False):

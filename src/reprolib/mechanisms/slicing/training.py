@@ -117,7 +117,7 @@ def train(generator: Generator, release: SlicedRelease, settings: TrainingSettin
     started, losses, steps = time.perf_counter(), [], 0
     for _ in range(settings.epochs):
         permutation = torch.as_tensor(order.permutation(len(rows)), device=device)
-        total, batches = 0.0, 0
+        total, batches = torch.zeros((), device=device), 0
         for start in range(0, len(rows), settings.batch_size):
             index = permutation[start:start + settings.batch_size]
             if len(index) < 2:
@@ -126,6 +126,6 @@ def train(generator: Generator, release: SlicedRelease, settings: TrainingSettin
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            total, batches, steps = total + float(loss.detach()), batches + 1, steps + 1
-        losses.append(total / max(batches, 1))
+            total, batches, steps = total + loss.detach(), batches + 1, steps + 1
+        losses.append(float(total) / max(batches, 1))  # one host synchronisation an epoch
     return TrainingLog(tuple(losses), steps, time.perf_counter() - started)
