@@ -215,8 +215,10 @@ def _doctor(args: argparse.Namespace) -> int:
     from reprolib.experiments import collect_provenance
 
     auto = resolve_device("auto")
-    torch_gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
-    jax_gpu = "yes" if jax_has_gpu() else "none"
+    torch_gpu = ", ".join(
+        f"{p.name} ({p.total_memory / 2**30:.0f} GiB)"
+        for p in map(torch.cuda.get_device_properties, range(torch.cuda.device_count()))) or "none"
+    jax_gpu = ", ".join(str(d.device_kind) for d in jax.devices("gpu")) if jax_has_gpu() else "none"
     rows = [["python", platform.python_version()],
             ["code", collect_provenance(auto)["git_revision"]],
             ["torch", f"{torch.__version__}; GPU: {torch_gpu}"],
