@@ -48,3 +48,19 @@ def test_experiments_compute_with_jax_on_the_run_device():
                             compute=lambda cell, device: seen.append(jnp.ones(1).devices()) or {})
     experiment.compute_on(None, "cpu")  # type: ignore[arg-type]
     assert seen == [{jax.devices("cpu")[0]}]
+
+
+def test_experiments_compute_on_one_torch_thread_on_the_cpu():
+    """A CPU run's float sums must not depend on the machine's cores: one torch thread inside,
+    the caller's count restored after."""
+    seen = []
+    experiment = Experiment(artifact="probe", settings=NoSettings, defaults=no_settings,
+                            cells=lambda scale, settings: [],
+                            compute=lambda cell, device: seen.append(torch.get_num_threads()) or {})
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        experiment.compute_on(None, "cpu")  # type: ignore[arg-type]
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -49,6 +49,24 @@ def placed(device: str) -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def one_cpu_thread(device: str) -> Iterator[None]:
+    """Inside, on the CPU, torch computes on one thread: its float sums depend on the thread
+    count, and an experiment's run must give the same numbers on every machine (the smoke
+    regression checks compare them to 1e-6). The thread count is restored on exit; on a GPU
+    nothing changes.
+    """
+    import torch
+
+    threads = torch.get_num_threads()
+    try:
+        if device == "cpu":
+            torch.set_num_threads(1)
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def describe_device(device: str) -> str:
     """A human-readable name for the results store, e.g. ``"cuda (NVIDIA H100 80GB HBM3)"``.
 

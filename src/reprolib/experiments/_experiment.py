@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from reprolib._device import describe_device, placed, resolve_device
+from reprolib._device import describe_device, one_cpu_thread, placed, resolve_device
 from reprolib._paths import results_dir
 from reprolib.experiments._catalogue import Catalogue, catalogue
 from reprolib.experiments._grid import run_grid
@@ -61,8 +61,10 @@ class Experiment:
                             f"got {self.settings!r}")
 
     def compute_on(self, cell: Cell, device: str) -> Mapping[str, object]:
-        """``compute(cell, device)`` with JAX placed on the resolved ``device`` too."""
-        with placed(device):
+        """``compute(cell, device)`` with JAX placed on the resolved ``device`` too, and on the
+        CPU with one torch thread, so that a run's numbers do not depend on the machine's cores.
+        """
+        with placed(device), one_cpu_thread(device):
             return self.compute(cell, device)
 
     def settings_at(self, scale: Scale, overrides: Mapping[str, object] | None = None) -> Any:

@@ -40,6 +40,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from reprolib._device import one_cpu_thread
 from reprolib.data import ImageSet, load_dataset
 from reprolib.experiments._experiment import Experiment
 from reprolib.experiments._scales import Scale
@@ -196,18 +197,11 @@ def adapt(recipe: Adaptation, data: Domains, *, seed: int, device: str = "cpu",
     (a :meth:`reprolib.privacy.SlicingStream.release`); without it (``sigma`` None) the
     target's features are projected without noise, which is not private. Torch's global
     random state (dropout, initial weights) is seeded inside and restored on return; on the CPU
-    the run uses one thread (the convolutions' sums depend on the thread count, and a run must
-    give the same numbers on every machine), restored on return too.
+    the run uses one thread (:func:`reprolib._device.one_cpu_thread`).
     """
-    threads = torch.get_num_threads()
-    try:
-        if device == "cpu":
-            torch.set_num_threads(1)
-        with torch.random.fork_rng(devices=[] if device == "cpu" else None):
-            torch.manual_seed(seed)
-            return _adapt(recipe, data, seed=seed, device=device, release=release)
-    finally:
-        torch.set_num_threads(threads)
+    with one_cpu_thread(device), torch.random.fork_rng(devices=[] if device == "cpu" else None):
+        torch.manual_seed(seed)
+        return _adapt(recipe, data, seed=seed, device=device, release=release)
 
 
 def _adapt(recipe: Adaptation, data: Domains, *, seed: int, device: str,
