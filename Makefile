@@ -7,7 +7,7 @@ DEVICE ?= auto
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup test book notebooks lint clean
+.PHONY: setup setup-gpu test book notebooks lint clean
 
 setup: $(VENV)/.installed
 
@@ -15,6 +15,14 @@ $(VENV)/.installed: pyproject.toml requirements-lock.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade-strategy only-if-needed -c requirements-lock.txt -e ".[book,dev]"
 	touch $@
+
+# CUDA machines: the same pins, with PyPI's torch 2.13.0 (its Linux build is the CUDA 13 one) and
+# JAX's CUDA 13 plugin; PyPI alone (no local wheel folders), then the device report.
+setup-gpu: setup
+	$(BIN)/pip uninstall --quiet --yes torch
+	PIP_FIND_LINKS= $(BIN)/pip install --quiet --index-url https://pypi.org/simple \
+		-c requirements-lock.txt "torch==2.13.0" "jax[cuda13]"
+	$(BIN)/reprolib doctor
 
 test: setup
 	$(BIN)/ruff check src tests notebooks benchmarks

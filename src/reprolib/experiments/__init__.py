@@ -37,7 +37,7 @@ from reprolib.experiments._scorecard import (
     artifact_scorecard,
     reproduction_status,
 )
-from reprolib.experiments._speed import SPEED_COLUMNS, recorded_speed
+from reprolib.experiments._speed import PAPER_SETTING_COLUMNS, SPEED_COLUMNS, recorded_speed
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
 
@@ -60,6 +60,7 @@ __all__ = [
     "BASES",
     "COMPANION",
     "FAILING",
+    "PAPER_SETTING_COLUMNS",
     "SCALES",
     "SCALE_MEANING",
     "SPEED_COLUMNS",

@@ -19,6 +19,10 @@ from reprolib.experiments._experiment import open_store
 
 SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "max_s",
                  "slowest_dataset")
+# the papers' benchmarks at their own settings, one row per measured run (``paper_setting_speed``
+# of each paper's pages module): how it was measured, the goal, and what the authors report
+PAPER_SETTING_COLUMNS = ("paper", "mechanism", "setting", "device", "minutes", "measured", "goal",
+                         "authors")
 NO_DATA = ("none", "closed-form")  # the dataset names of rows that ran nothing on data
 
 

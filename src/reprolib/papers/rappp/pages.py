@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import compute_summary
+from reprolib.experiments import PAPER_SETTING_COLUMNS, compute_summary
 from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.checks import PAPER_TABLE_2, importance_gains
 from reprolib.papers.rappp.comparison import ORIGINAL, pending_datasets, pending_mechanisms
@@ -210,3 +210,20 @@ def speed_summary(speed: pd.DataFrame) -> str:
         f"{row.adam_steps:,} Adam steps on {row.records:,} rows, "
         f"{'within' if row.wall_seconds <= GOAL_SECONDS else 'over'} the goal of "
         f"{GOAL_SECONDS} s." for row in paper.itertuples())
+
+
+def paper_setting_speed(path: Path | None = None) -> pd.DataFrame:
+    """The benchmark's paper-size runs (``PAPER_SIZE``), one row each
+    (``PAPER_SETTING_COLUMNS``).
+    """
+    speed = speed_benchmark(path)
+    runs = [] if speed is None else [
+        {"paper": "RAP++", "mechanism": "RAP++",
+         "setting": f"{run.records:,} rows, n̂ = {run.n_synthetic:,}, {run.lt_queries:,} LT "
+                    f"queries, {run.rounds} rounds",
+         "device": run.device, "minutes": run.wall_seconds / 60, "measured": "whole run",
+         "goal": f"< {GOAL_SECONDS // 60} min on one GPU",
+         "authors": "no times; Figure 3 plots F1 against runtime (JAX on a GPU)"}
+        for run in speed.itertuples()
+        if all(getattr(run, column) == value for column, value in PAPER_SIZE.items())]
+    return pd.DataFrame(runs, columns=list(PAPER_SETTING_COLUMNS))

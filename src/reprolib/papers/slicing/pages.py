@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
+from reprolib.experiments import PAPER_SETTING_COLUMNS
 
 
 def calibration_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -100,7 +101,7 @@ def adaptation_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 SPEED_CSV = "slicing/benchmarks/slicing-speed.csv"
-SPEED_COLUMNS = ("loss", "rows", "columns", "slice_dim", "slices", "batch_size", "steps",
+SPEED_COLUMNS = ("loss", "rows", "columns", "slice_dim", "slices", "batch_size", "epochs", "steps",
                  "steps_per_second", "paper_model_minutes", "device", "threads", "load_average",
                  "git_revision")
 
@@ -111,3 +112,29 @@ def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     return pd.read_csv(path)[list(SPEED_COLUMNS)]
+
+
+PAPER_EPOCHS = 200
+
+
+def paper_setting_speed(path: Path | None = None) -> pd.DataFrame:
+    """The benchmark's newest run of each kind on the current code (rows not marked "before" a
+    revision; ``PAPER_SETTING_COLUMNS``): whole 200-epoch models, and shorter runs
+    extrapolated to 200 epochs.
+    """
+    speed = speed_benchmark(path)
+    runs = []
+    for run in [] if speed is None else speed.itertuples():
+        if str(run.git_revision).startswith("before"):
+            continue
+        runs.append({
+            "paper": "Slicing", "mechanism": "Slicing" if run.loss == "sliced-f" else "SliceWass",
+            "setting": f"{run.rows:,} rows, d = {run.columns}, m' = {run.slices * run.slice_dim}, "
+                       f"{PAPER_EPOCHS} epochs",
+            "device": run.device, "minutes": run.paper_model_minutes,
+            "measured": "whole run" if run.epochs >= PAPER_EPOCHS
+                        else f"extrapolated from {run.epochs} epoch(s)",
+            "goal": "< 10 min on one GPU",
+            "authors": "< 2 h per 200-epoch model on a V100 (Appendix C)"})
+    return pd.DataFrame(runs, columns=list(PAPER_SETTING_COLUMNS)).drop_duplicates(
+        ["mechanism", "setting", "device", "measured"], keep="last")
