@@ -152,3 +152,12 @@ def test_slicewass_refuses_multidimensional_slices():
     generator = Generator(OutputLayout((), 2), latent=4, hidden=(8,))
     with pytest.raises(ValueError, match="k = 1"):
         train(generator, release, TrainingSettings(loss="sliced-wasserstein", epochs=1), seed=0)
+
+
+def test_a_loss_that_is_not_finite_stops_training():
+    """The GPU path does not check each factorisation; a non-finite epoch loss stops the run."""
+    release = _release(np.full((10, 2), 0.5), k=1, m=2, sigma=0.1)
+    broken = dataclasses.replace(release, projections=np.full_like(release.projections, np.nan))
+    generator = Generator(OutputLayout((), 2), latent=4, hidden=(8,))
+    with pytest.raises(FloatingPointError, match="epoch 1"):
+        train(generator, broken, TrainingSettings(loss="sliced-wasserstein", epochs=1), seed=0)

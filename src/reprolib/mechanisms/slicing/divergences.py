@@ -71,8 +71,9 @@ def density_ratio(real: torch.Tensor, synthetic: torch.Tensor, *, tau: float,
     The base bandwidth of each slice is the median distance between its samples, real and
     synthetic pooled (the median heuristic, Remark 3). Only K_qp carries a gradient: the real
     rows are released data and the bandwidths are detached, so K_qq and its Cholesky factor are
-    constants of the step. The ensemble's bandwidths are solved as one batch, without a host
-    synchronisation (``cholesky_ex``: K_qq + tau I is symmetric positive definite).
+    constants of the step. The ensemble's bandwidths are solved as one batch. K_qq + tau I is
+    symmetric positive definite; a failed factorisation raises on the CPU, and on a GPU is not
+    checked each step (that would wait for the device): training checks each epoch's loss.
     """
     n_q, n_p = real.shape[1], synthetic.shape[1]
     pooled = torch.cat([real, synthetic], dim=1).detach()
@@ -84,7 +85,7 @@ def density_ratio(real: torch.Tensor, synthetic: torch.Tensor, *, tau: float,
     k_qq, k_qp = torch.exp(-d_qq / width), torch.exp(-d_qp / width)      # (M, m, n_q, .)
     right = k_qp.sum(dim=3, keepdim=True) * (n_q / n_p)
     ridge = tau * torch.eye(n_q, dtype=real.dtype, device=real.device)
-    factor = torch.linalg.cholesky_ex(k_qq + ridge).L
+    factor = torch.linalg.cholesky_ex(k_qq + ridge, check_errors=real.device.type == "cpu").L
     return torch.cholesky_solve(right, factor)[..., 0].mean(dim=0)
 
 

@@ -11,6 +11,7 @@ any k) or the smoothed sliced Wasserstein distance (SliceWass, k = 1).
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Literal
 
@@ -128,4 +129,7 @@ def train(generator: Generator, release: SlicedRelease, settings: TrainingSettin
             optimiser.step()
             total, batches, steps = total + loss.detach(), batches + 1, steps + 1
         losses.append(float(total) / max(batches, 1))  # one host synchronisation an epoch
+        if not math.isfinite(losses[-1]):
+            raise FloatingPointError(f"the training loss of epoch {len(losses)} is "
+                                     f"{losses[-1]}: lower the learning rate or raise tau")
     return TrainingLog(tuple(losses), steps, time.perf_counter() - started)
