@@ -81,7 +81,7 @@ SETTINGS: dict[Scale, ComparisonSettings] = {
                                 gan_epochs=2, pate_iterations=3),
     # the GANs join once their grids are computed (``pending_mechanisms``)
     "small": ComparisonSettings(projections=100, epochs=20,
-                                mechanisms=("Slicing", "SliceWass", "DP-MERF")),
+                                mechanisms=("Slicing", "SliceWass", "DP-MERF", "PATE-GAN")),
     "paper": ComparisonSettings(source="paper", seeds=5),
 }
 
