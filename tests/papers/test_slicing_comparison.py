@@ -15,7 +15,8 @@ def test_the_small_grid_is_every_task_four_mechanisms_three_seeds_at_the_tables_
         assert len(cells) == 5 * 4 * 3
         assert {c.mechanism for c in cells} == {"Slicing", "SliceWass", "DP-MERF", "PATE-GAN"}
         assert {c.epsilon for c in cells} == {epsilon}
-        assert {c.params["sampling_rate"] for c in cells} == {0.25}
+        assert {c.params.get("sampling_rate") for c in cells
+                if c.mechanism != "PATE-GAN"} == {0.25}
 
 
 def test_both_mechanisms_release_the_same_number_of_projections():
