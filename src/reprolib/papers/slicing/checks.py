@@ -331,8 +331,8 @@ def adaptation_means(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"mean": groups.mean(), "error": groups.sem(ddof=1).fillna(0.0)})
 
 
-def _adaptation_wins(ctx: CheckContext) -> Outcome:
-    summary = adaptation_means(ctx.results(ADAPTATION, "small"))
+def _adaptation_wins(ctx: CheckContext, scale: str) -> Outcome:
+    summary = adaptation_means(ctx.results(ADAPTATION, scale))
     expected = ("Algorithm 1's mean target accuracy above SliceWass's by more than the standard "
                 "error of the difference, at most (direction, epsilon) pairs")
     means, errors = summary["mean"].unstack(), summary["error"].unstack()
@@ -367,7 +367,20 @@ NO_ALIGNMENT_GAIN_AT_SMALL = (
     "alignment instead of DP-SWD's 100 with 90; the MNIST test set as MNIST; gradients through "
     "the source features only, which the target's privacy requires; DP-SWD's alignment "
     "weights used for Algorithm 1's differently scaled loss (the paper gives none). Whether "
-    "the paper's gains appear with its compute is a question for a paper-scale run on a GPU.")
+    "the paper's gains appear with its compute: see the paper-scale check, where they do not.")
+
+NO_ALIGNMENT_GAIN_AT_PAPER = (
+    "Not seen at the paper's settings either (DP-SWD's 100 epochs, alignment from the 11th, "
+    "5 seeds, run on an H200): Algorithm 1 is clearly ahead of SliceWass in none of the six "
+    "(direction, epsilon) pairs. From MNIST the two are level to 0.002 at every epsilon; from "
+    "USPS SliceWass leads at epsilon 3 (0.790 against 0.770) and 100, Algorithm 1 at 10, within "
+    "the seeds' spread except at 3. Alignment still does not help: the same training without "
+    "it reaches 0.751 (MNIST -> USPS) and 0.790 (USPS -> MNIST), no private run's mean "
+    "exceeds it, and Algorithm 1 without noise is the least accurate (0.706 and 0.703). So the "
+    "small-scale finding is not an artefact of 8 epochs. What still differs from the paper: "
+    "the MNIST test set as MNIST; gradients through the source features only, which the "
+    "target's privacy requires; and DP-SWD's alignment weights, tuned for its Wasserstein "
+    "term, used for Algorithm 1's differently scaled loss (the paper gives none).")
 
 ADAPTATION_CHECKS: list[Check] = [
     *(Check(id=f"slicing-fig2-budget-{scale}", artifact=ADAPTATION, kind="exact", scale=scale,
@@ -375,12 +388,14 @@ ADAPTATION_CHECKS: list[Check] = [
             description="every private Figure 2 run spends exactly its budget over all its "
                         "per-step releases",
             evaluate=lambda ctx, scale=scale: _adaptation_budgets(ctx, scale))
-      for scale in ("smoke", "small")),
-    Check(id="slicing-fig2-slicing-beats-slicewass", artifact=ADAPTATION, kind="claim",
-          scale="small", data=ADAPTATION_DATA,
-          description="Algorithm 1 with 100 slices improves on SliceWass in domain adaptation "
-                      "(the paper's Section 4.3)",
-          evaluate=_adaptation_wins, deviation=NO_ALIGNMENT_GAIN_AT_SMALL),
+      for scale in ("smoke", "small", "paper")),
+    *(Check(id=f"slicing-fig2-slicing-beats-slicewass{suffix}", artifact=ADAPTATION,
+            kind="claim", scale=scale, data=ADAPTATION_DATA,
+            description="Algorithm 1 with 100 slices improves on SliceWass in domain "
+                        "adaptation (the paper's Section 4.3)",
+            evaluate=lambda ctx, scale=scale: _adaptation_wins(ctx, scale), deviation=deviation)
+      for suffix, scale, deviation in (("", "small", NO_ALIGNMENT_GAIN_AT_SMALL),
+                                       ("-paper", "paper", NO_ALIGNMENT_GAIN_AT_PAPER))),
     regression_check(ADAPTATION, ["sigma", "spent_epsilon", "accuracy"], rtol=1e-5,
                      data="MNIST -> USPS, two epochs, 10 projections (smoke)"),
 ]
