@@ -62,7 +62,10 @@ runtime_table(results).style.format({"runtime (s)": "{:.1f}", "rounds": "{:.0f}"
 # Private-PGM iterations per round, the authors' 2022 numpy implementation takes about 3.5 s per
 # round and 3 minutes per run on one core. Our rows below say how many cores each run could use
 # and which code ran (`git_revision`): rows before 05516f6 ran mbi's own mirror descent, which
-# compiled new JAX programs every round.
+# compiled new JAX programs every round. The paper's own setting on fire (80 MB, 1,000
+# iterations a round and 2,500 for the final fit, ε = 10) ran as a paper-scale cell of
+# Figure 1 on a GPU; its wall time is on the {doc}`../companion/speed` page, beside the 9 hours
+# the paper reports.
 
 # %% tags=["hide-input", "full-width"]
 speed = speed_benchmark()

@@ -22,9 +22,18 @@ def _csv(path, rows, columns):
 def test_aim_counts_the_80_mb_runs_at_1000_iterations_or_more(tmp_path):
     rows = [{"dataset": "salary", "epsilon": 3.16, "max_model_size_mb": 80.0, "pgm_iters": it,
              "seconds": 600.0, "jax_backend": "gpu"} for it in (100, 1000)]
-    speed = aim_pages.paper_setting_speed(_csv(tmp_path / "a.csv", rows, aim_pages.SPEED_COLUMNS))
+    speed = aim_pages.paper_setting_speed(_csv(tmp_path / "a.csv", rows, aim_pages.SPEED_COLUMNS),
+                                          results_root=tmp_path)
     assert list(speed.columns) == list(PAPER_SETTING_COLUMNS)
     assert len(speed) == 1 and speed.minutes.iloc[0] == pytest.approx(10.0)
+
+
+def test_aim_adds_the_stored_paper_scale_runs_on_fire():
+    speed = aim_pages.paper_setting_speed()  # the committed benchmark rows and paper store
+    fire = speed[speed.setting.str.contains("paper scale")]
+    assert fire.setting.str.startswith("fire, ").all() and len(fire)
+    ten = fire[fire.setting.str.contains("ε = 10,")]
+    assert ten.device.tolist() == ["cuda (NVIDIA H200)"] and ten.minutes.iloc[0] < 30
 
 
 def test_privpgd_extrapolates_the_descent_and_skips_old_code(tmp_path):
