@@ -11,6 +11,7 @@ from reprolib.papers.privpgd.pages import (
     paper_lowest,
     paper_table,
     readable_sources,
+    reduced_against_paper,
     short_headers,
     table_number,
 )
@@ -88,3 +89,16 @@ def test_speed_benchmark_reads_the_committed_rows_or_says_none(tmp_path):
     rows = speed_benchmark()
     assert list(rows.columns) == list(SPEED_COLUMNS) and len(rows) > 0
     assert (rows["seconds_total"] >= rows["seconds_projection"]).all()
+
+
+def test_reduced_against_paper_pairs_privpgd_runs_by_dataset_and_seed():
+    def runs(errors, seeds, mechanism="PrivPGD"):
+        return pd.DataFrame({"mechanism": mechanism, "dataset": "income", "seed": seeds,
+                             "metric.l1": errors})
+    reduced = pd.concat([runs([0.4, 0.2, 0.9], [0, 1, 2]), runs([5.0], [0], "PGM+MST")])
+    paper = runs([0.1, 0.3], [0, 1])  # seed 2 has no paper run: it is left out
+    table = reduced_against_paper(reduced, paper, ["l1"])
+    assert table.index.tolist() == ["ACS Income"]
+    assert table.loc["ACS Income", ("runs", "")] == 2
+    assert table.loc["ACS Income", ("L1", "reduced")] == pytest.approx(0.3)
+    assert table.loc["ACS Income", ("L1", "paper")] == pytest.approx(0.2)

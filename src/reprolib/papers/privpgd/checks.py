@@ -54,8 +54,9 @@ def _share(wins: pd.Series | np.ndarray, label: str, at_least: float = 0.5) -> O
                    f">= {at_least:.0%} of {label.split(' ', 1)[-1]}")
 
 
-def _budget(ctx: CheckContext) -> Outcome:
-    rows = pd.concat([ctx.results(a, SCALE) for a in ALL_RUNS])
+def _budget(ctx: CheckContext, scale: str = SCALE,
+            artifacts: tuple[str, ...] = ALL_RUNS) -> Outcome:
+    rows = pd.concat([ctx.results(a, scale) for a in artifacts])
     exact = np.isclose(rows["metric.spent_rho"], rows["metric.budget_rho"], rtol=1e-9, atol=0)
     bounded = rows["metric.relation"] == "replace-one"
     bad = rows.loc[~(exact & bounded), ["artifact", "mechanism", "dataset", "seed"]]
@@ -193,6 +194,10 @@ CHECKS: tuple[Check, ...] = (
     _check("privpgd-budget", "privpgd-fig1", "exact",
            "every run (Figures 1, 3, 4, 5) spends exactly its zCDP budget under replace-one",
            _budget),
+    Check(id="privpgd-budget-paper", artifact="privpgd-fig1", kind="exact", scale="paper",
+          data=DATA, description="every run at the paper's settings (Figure 1's GPU runs) "
+                                 "spends exactly its zCDP budget under replace-one",
+          evaluate=lambda ctx: _budget(ctx, "paper", ("privpgd-fig1",))),
     _check("privpgd-data-sizes", "privpgd-fig1", "exact",
            "records and attributes of each dataset equal the paper's (n, d), where its data ran",
            _data_sizes),

@@ -113,6 +113,26 @@ SPEED_COLUMNS = ("code", "dataset", "particles", "epochs", "projection_iteration
                  "seconds_per_epoch", "seconds_total")
 
 
+def reduced_against_paper(reduced: pd.DataFrame, paper: pd.DataFrame,
+                          metrics: Sequence[str]) -> pd.DataFrame:
+    """PrivPGD's runs at the paper's settings beside its runs at the reduced ones on the same
+    datasets and seeds: per dataset title, the runs compared and each metric's mean at both
+    settings (columns ``(metric header, "reduced" | "paper")``; the data are the same, the
+    knobs are in the runs' ``param.privpgd``).
+    """
+    keys = ["dataset", "seed"]
+    runs = {knobs: frame[frame["mechanism"] == "PrivPGD"].set_index(keys)
+            for knobs, frame in (("reduced", reduced), ("paper", paper))}
+    shared = runs["paper"].index.intersection(runs["reduced"].index)
+    table = pd.DataFrame(
+        {(COLUMN_HEADERS[metric][0], knobs): runs[knobs].loc[shared, f"metric.{metric}"]
+         for metric in metrics for knobs in runs}, index=shared)
+    means = table.groupby(level="dataset").mean()
+    means.insert(0, ("runs", ""), table.groupby(level="dataset").size())
+    means.index = means.index.map(dataset_title)
+    return means
+
+
 def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
     """The rows of ``benchmarks/privpgd_speed.py`` (the phases' wall times, the knobs, the
     machine's threads and load), or None if it has not been run.
