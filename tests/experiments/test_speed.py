@@ -1,8 +1,19 @@
 """The speed summary: recorded run times per paper, mechanism, scale and device."""
 
+import dataclasses
+
 import pandas as pd
 
-from reprolib.experiments import SPEED_COLUMNS, catalogue, open_store, recorded_speed
+from reprolib.experiments import (
+    PAPER_SETTING_COLUMNS,
+    SPEED_COLUMNS,
+    catalogue,
+    get_experiment,
+    open_store,
+    paper_setting_runs,
+    recorded_speed,
+)
+from reprolib.papers.aim.setup import unread_params
 
 
 def test_an_empty_results_folder_gives_an_empty_table(tmp_path):
@@ -25,3 +36,30 @@ def test_committed_runs_are_summarised_once_per_store_in_book_order():
     got = table[(table["paper"] == "privpgd") & (table["mechanism"] == "PGM+MST")
                 & (table["scale"] == "small")]["runs"].sum()
     assert got == expected > 0
+
+
+def _store_small(root, cell, seconds):
+    provenance = {"device": "cpu", "versions": {}, "git_revision": "test",
+                  "created_at": "2026-01-01T00:00:00+00:00"}
+    open_store(cell.artifact, "small", root).append(cell, scale="small", metrics={},
+                                                    wall_time_s=seconds, provenance=provenance)
+
+
+def test_paper_setting_runs_are_small_runs_of_paper_cells_with_unread_knobs_set_aside(tmp_path):
+    experiment = get_experiment("aim-fig1")
+    paper = experiment.cells("paper", experiment.settings_at("paper"))
+    mst, other_mst = [c for c in paper if c.mechanism == "MST"][:2]
+    aim = next(c for c in paper if c.mechanism == "AIM")
+
+    def small(cell, **changed):
+        return dataclasses.replace(cell, params={**cell.params, **changed})
+
+    _store_small(tmp_path, small(mst, max_model_size_mb=1.0), 30.0)  # MST does not read it
+    _store_small(tmp_path, small(other_mst, max_model_size_mb=1.0), 60.0)
+    _store_small(tmp_path, small(mst, workload="skewed"), 90.0)  # other data: not a paper cell
+    _store_small(tmp_path, small(aim, pgm_iters=100), 120.0)  # AIM reads its iterations
+    runs = paper_setting_runs("AIM", ["aim-fig1"], ignore=unread_params, root=tmp_path)
+    assert list(runs.columns) == list(PAPER_SETTING_COLUMNS)
+    assert runs["mechanism"].tolist() == ["MST"]
+    assert runs["minutes"].tolist() == [1.0] and "longest of 2 small runs" in runs["setting"][0]
+    assert paper_setting_runs("AIM", ["aim-fig1"], root=tmp_path).empty  # nothing set aside

@@ -37,7 +37,12 @@ from reprolib.experiments._scorecard import (
     artifact_scorecard,
     reproduction_status,
 )
-from reprolib.experiments._speed import PAPER_SETTING_COLUMNS, SPEED_COLUMNS, recorded_speed
+from reprolib.experiments._speed import (
+    PAPER_SETTING_COLUMNS,
+    SPEED_COLUMNS,
+    paper_setting_runs,
+    recorded_speed,
+)
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
 
@@ -95,6 +100,7 @@ __all__ = [
     "get_experiment",
     "jobqueue_cluster",
     "open_store",
+    "paper_setting_runs",
     "plan_batch",
     "prune_stores",
     "recorded_speed",

@@ -9,13 +9,22 @@ pages add their benchmarks, with the knobs and the machine's load.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from reprolib.experiments._catalogue import catalogue
-from reprolib.experiments._experiment import open_store
+from reprolib.experiments._experiment import (
+    CellsNotStored,
+    get_experiment,
+    open_store,
+    stored_only,
+)
+from reprolib.experiments._store import Cell
 
 SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "max_s",
                  "slowest_dataset")
@@ -56,3 +65,68 @@ def recorded_speed(scales: Sequence[str] = ("small", "paper"),
     table = table.sort_values(["paper", "mechanism", "scale", "device"],
                               key=lambda c: c.map(order) if c.name == "paper" else c)
     return table[list(SPEED_COLUMNS)].reset_index(drop=True)
+
+
+def _without(cell: Cell, ignore: Collection[str]) -> str:
+    params = {k: v for k, v in json.loads(cell.params_json).items() if k not in ignore}
+    return dataclasses.replace(cell, params=params).key
+
+
+def _nothing(mechanism: str) -> Collection[str]:
+    del mechanism
+    return ()
+
+
+def _stored_cell(row: pd.Series) -> Cell:
+    def number(value: float | None) -> float | None:
+        return None if value is None or math.isnan(value) else float(value)
+
+    return Cell(artifact=row["artifact"], mechanism=row["mechanism"], dataset=row["dataset"],
+                epsilon=number(row["epsilon"]), delta=number(row["delta"]),
+                seed=int(row["seed"]), params=json.loads(row["params_json"]))
+
+
+def paper_setting_runs(paper: str, artifacts: Sequence[str], *, scale: str = "small",
+                       ignore: Callable[[str], Collection[str]] = _nothing,
+                       root: Path | None = None) -> pd.DataFrame:
+    """The longest stored run at ``scale`` of each (mechanism, device) whose cell is also a
+    paper-scale cell of its experiment (``PAPER_SETTING_COLUMNS``): the same data, budget,
+    seed and hyper-parameters, since a cell's key covers them all, once the parameters that
+    ``ignore(mechanism)`` names are set aside (those the mechanism does not read, or a
+    data-source switch that resolves to the same offline data at both scales). Such a run's
+    wall time is a paper-setting time. Rows that ran nothing on data are left out.
+    """
+    frames = []
+    for artifact in artifacts:
+        experiment = get_experiment(artifact)
+        try:
+            with stored_only():
+                cells = experiment.cells("paper", experiment.settings_at("paper"))
+        except CellsNotStored:
+            continue
+        wanted = {_without(cell, ignore(cell.mechanism)) for cell in cells}
+        rows = open_store(artifact, scale, root).frame()
+        if len(rows):
+            rows = rows[(rows["mechanism"] != "none") & ~rows["dataset"].isin(NO_DATA)]
+        if len(rows):
+            keys = rows.apply(lambda row: _without(_stored_cell(row), ignore(row["mechanism"])),
+                              axis=1)
+            frames.append(rows[keys.isin(wanted)])
+    runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if runs.empty:
+        return pd.DataFrame(columns=list(PAPER_SETTING_COLUMNS))
+    counts = runs.groupby(["mechanism", "device"]).size()
+    longest = runs.loc[runs.groupby(["mechanism", "device"])["wall_time_s"].idxmax()]
+    stand_in = [column for column in ("metric.substituted", "metric.stand_in")
+                if column in longest]
+    return pd.DataFrame([
+        {"paper": paper, "mechanism": row["mechanism"],
+         "setting": f"{row['dataset']}"
+                    f"{' (stand-in)' if any(row[c] is True for c in stand_in) else ''}, "
+                    f"ε = {row['epsilon']:.3g}: the longest of "
+                    f"{counts[row['mechanism'], row['device']]} {scale} runs at the paper's "
+                    "settings",
+         "device": row["device"], "minutes": row["wall_time_s"] / 60, "measured": "whole run",
+         "goal": "", "authors": "not reported"}
+        for _, row in longest.sort_values("mechanism").iterrows()],
+        columns=list(PAPER_SETTING_COLUMNS))

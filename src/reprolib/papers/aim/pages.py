@@ -12,11 +12,11 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, open_store
+from reprolib.experiments import PAPER_SETTING_COLUMNS, open_store, paper_setting_runs
 from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
 from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
 from reprolib.papers.aim.figures import best_over_rounds, summarise
-from reprolib.papers.aim.setup import WORKLOAD_AWARE
+from reprolib.papers.aim.setup import WORKLOAD_AWARE, unread_params
 from reprolib.privacy import eps_to_rho
 
 TAXONOMY = ("workload_aware", "data_aware", "budget_aware", "efficiency_aware")
@@ -212,3 +212,12 @@ def paper_setting_speed(path: Path | None = None,
          "goal": goal, "authors": authors}
         for _, row in fire.sort_values("epsilon").iterrows()]
     return pd.DataFrame(runs, columns=list(PAPER_SETTING_COLUMNS))
+
+
+def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
+    """The longest small run of each Figure 1-3 mechanism whose small cells are paper cells
+    once the knobs its config does not read are set aside (``paper_setting_runs``): the
+    single-fit baselines, which run their own iterations at every scale.
+    """
+    return paper_setting_runs("AIM", ("aim-fig1", "aim-fig2", "aim-fig3"),
+                              ignore=unread_params, root=root)

@@ -176,6 +176,16 @@ CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str | tuple[str, ...]]] = {
 }
 
 
+def unread_params(mechanism: str) -> frozenset[str]:
+    """The run parameters (of ``run_params`` and Figure 7's ``rounds``) that ``mechanism``'s
+    config does not read (``CONFIG_FROM_PARAMS``); the data's parameters are always read.
+    """
+    knobs = {"pgm_iters", "final_pgm_iters", "max_model_size_mb", "mwem_max_model_size_mb",
+             "loss_weighting", "step_rule", "rounds"}
+    read = CONFIG_FROM_PARAMS[mechanism].values()
+    return frozenset(knobs.difference(*((k,) if isinstance(k, str) else k for k in read)))
+
+
 def build_mechanism(name: str, params: Mapping[str, object], **fixed: object):
     """A mechanism of the AIM experiments, built from its typed config with a cell's parameters
     (see ``CONFIG_FROM_PARAMS``); ``fixed`` are config values set by code (structural zeros).

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS
+from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs
 from reprolib.papers.privpgd import TABLE_NUMBERS
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
 
@@ -169,3 +169,13 @@ def paper_setting_speed(root: Path | None = None) -> pd.DataFrame:
             "authors": "none reported; their jobs asked for < 4 h on one GPU"})
     return pd.DataFrame(runs, columns=list(PAPER_SETTING_COLUMNS)).drop_duplicates(
         ["mechanism", "setting", "device", "measured"], keep="last")
+
+
+def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
+    """The longest small run of each mechanism of Figures 1, 4 and 5 whose small cells are
+    paper cells (``paper_setting_runs``): the baselines, which ``small`` runs at the paper's
+    settings. The data switch is set aside: offline, ``small``'s stand-ins and ``paper``'s
+    downloads-where-possible are the same tables.
+    """
+    return paper_setting_runs("PrivPGD", ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5"),
+                              ignore=lambda mechanism: ("substitute",), root=root)

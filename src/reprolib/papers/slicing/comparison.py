@@ -130,6 +130,15 @@ def mechanism_config(mechanism: str, params: dict) -> dict[str, object]:
                          "learning_rate": float(params["learning_rate"])}}
 
 
+def unread_params(mechanism: str) -> frozenset[str]:
+    """The cell parameters :func:`mechanism_config` does not read for ``mechanism``: DP-MERF's
+    cells carry the slicing methods' knobs, and run its authors' tabular settings instead.
+    """
+    if mechanism == "DP-MERF":
+        return frozenset({"projections", "epochs", "learning_rate", "sampling_rate"})
+    return frozenset()
+
+
 def _run(cell: Cell, device: str) -> dict[str, object]:
     from reprolib.mechanisms import build
     from reprolib.privacy import PrivacyBudget

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS
+from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs
 
 
 def calibration_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -138,3 +138,15 @@ def paper_setting_speed(path: Path | None = None) -> pd.DataFrame:
             "authors": "< 2 h per 200-epoch model on a V100 (Appendix C)"})
     return pd.DataFrame(runs, columns=list(PAPER_SETTING_COLUMNS)).drop_duplicates(
         ["mechanism", "setting", "device", "measured"], keep="last")
+
+
+def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
+    """The longest small run of each mechanism of Tables 1 and 3 whose small cells are paper
+    cells but for the data (``paper_setting_runs``): the baselines, at their authors' settings
+    on the stand-ins, which the rows name; the paper's cells read CA 2018.
+    """
+    from reprolib.papers.slicing.comparison import unread_params
+
+    return paper_setting_runs("Slicing", ("slicing-tab1", "slicing-tab3"),
+                              ignore=lambda mechanism: {"source", *unread_params(mechanism)},
+                              root=root)
