@@ -33,6 +33,7 @@ from reprolib.mechanisms._base import (
     open_ledger,
     seed_from,
 )
+from reprolib.mechanisms._two_way import Pair, all_pairs, measure_pairs
 from reprolib.mechanisms.particles._descent import (
     ThresholdPenalty,
     particle_descent,
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 
 Calibration = Literal["paper", "code"]
 CALIBRATIONS: tuple[Calibration, ...] = ("paper", "code")
-Pair = tuple[str, str]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -210,31 +210,6 @@ def allocate(budget: PrivacyBudget, calibration: Calibration,
         return Allocation(rho_marginals=rho_m, rho_constraint=rho_c, bound=bound)
     rho_marginals, rho_constraint = split_budget(budget.rho, (rho_m, rho_c))
     return Allocation(rho_marginals=rho_marginals, rho_constraint=rho_constraint, bound=bound)
-
-
-def all_pairs(data: Dataset) -> tuple[Pair, ...]:
-    """Every 2-way marginal, attributes in domain order: C(d, 2) pairs."""
-    names = data.domain.attributes
-    return tuple((a, b) for i, a in enumerate(names) for b in names[i + 1 :])
-
-
-def measure_pairs(data: Dataset, pairs: tuple[Pair, ...], *, rho: float,
-                  rng: np.random.Generator, ledger: Ledger) -> tuple[list[np.ndarray], float]:
-    """Release all ``pairs``' count marginals in one Gaussian mechanism costing ``rho``.
-
-    The concatenated count vector has L2 sensitivity sqrt(2 |pairs|) under replace-one, so every
-    cell gets N(0, sigma^2) with sigma = sqrt(2 |pairs|) / sqrt(2 rho) = sqrt(|pairs| / rho),
-    the same as |pairs| separate releases at rho / |pairs| each. Returns the noisy marginals
-    (shaped like ``Dataset.marginal``) and sigma (in counts).
-    """
-    sensitivity = marginal_l2_sensitivity(ledger.relation, len(pairs))
-    sigma = gaussian_sigma(rho, sensitivity)
-    exact = [data.marginal(pair) for pair in pairs]
-    noisy = gaussian_mechanism(np.concatenate([m.ravel() for m in exact]), sigma=sigma,
-                               sensitivity=sensitivity, rng=rng, ledger=ledger,
-                               label=f"all {len(pairs)} 2-way marginals (one release)")
-    cuts = np.cumsum([m.size for m in exact])[:-1]
-    return [part.reshape(m.shape) for part, m in zip(np.split(noisy, cuts), exact, strict=True)], sigma
 
 
 def nearest_codes(particles: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:

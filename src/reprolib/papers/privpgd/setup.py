@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 DELTA = 1e-5
 FIGURE_EPSILONS = {"privpgd-fig1": 2.5, "privpgd-fig4": 1.0, "privpgd-fig5": 0.2}
-RerunMechanism = Literal["PrivPGD", "PGM+AIM", "PGM+MST", "GEM"]
+RerunMechanism = Literal["PrivPGD", "PGM+AIM", "PGM+MST", "GEM", "Private GSD"]
 RERUN: tuple[RerunMechanism, ...] = get_args(RerunMechanism)
-NOT_RERUN = ("Private GSD", "RAP")  # the paper's other baselines; later work re-runs them
+NOT_RERUN = ("RAP",)  # the paper's other baseline; later work re-runs it
 SPLIT_SEED = 0  # the 80/20 split; the authors used scikit-learn's with seed 42
 QUERY_SEED = 0  # the 200 counting and 200 thresholding queries, drawn once per dataset
 
@@ -48,6 +48,7 @@ class Profile:
         trials: runs per setting (paper: 5).
         privpgd: PrivPGD settings that differ from the paper's defaults (``PrivPGDConfig`` fields
             other than ``calibration``, ``constraint`` and ``device``).
+        gsd: Private GSD settings that differ from its defaults (``PrivateGSDConfig`` fields).
         pgm_iters: Private-PGM iterations of the baselines (PrivPGD paper: 3000).
         max_model_size_mb: PGM+AIM's model capacity (PrivPGD paper: 80 MB).
         step_rule: the baselines' Private-PGM line search (default: the pre-2.0 library's, which
@@ -65,6 +66,7 @@ class Profile:
     max_model_size_mb: float
     step_rule: str = "backtracking-2022"
     mechanisms: tuple[RerunMechanism, ...] = RERUN
+    gsd: Mapping[str, int | float] = dataclasses.field(default_factory=dict)
 
 
 def _shortened(epochs: int, projection_iterations: int, **rest: int) -> dict[str, int]:
@@ -81,7 +83,8 @@ PROFILES: dict[Scale, Profile] = {
     "smoke": Profile(datasets=("income",), substitute="only",
                      attributes={"income": ("AGEP", "EDU", "SEX")}, max_records=3000, trials=1,
                      privpgd=_shortened(10, 20, n_particles=500, projection_directions=20),
-                     pgm_iters=30, max_model_size_mb=1.0),
+                     pgm_iters=30, max_model_size_mb=1.0,
+                     gsd={"records": 200, "generations": 2000}),
     # the whole design: PrivPGD at reduced compute, the baselines at the paper's settings; the
     # datasets and mechanisms join as their grids are completed, the rest are listed by
     # ``pending_datasets`` and ``pending_mechanisms``
@@ -169,6 +172,8 @@ def cell_params(settings: ComparisonSettings, mechanism: str) -> dict[str, objec
         return {**params, **privpgd_params(settings.privpgd, settings.calibration)}
     if mechanism == "GEM":  # the authors' example settings (reprolib.mechanisms.relaxed.gem)
         return params
+    if mechanism == "Private GSD":
+        return {**params, "gsd": dict(settings.gsd)}
     params["pgm_iters"] = int(settings.pgm_iters)
     params["step_rule"] = str(settings.step_rule)
     if mechanism == "PGM+AIM":
@@ -237,6 +242,7 @@ CONFIG_FROM_PARAMS: dict[str, tuple[str, dict[str, str]]] = {
     "PGM+MST": ("MST", {"pgm_iters": "pgm_iters", "selection_pgm_iters": "pgm_iters",
                         "step_rule": "step_rule"}),
     "GEM": ("GEM", {}),
+    "Private GSD": ("Private-GSD", {}),
 }
 
 
@@ -244,7 +250,8 @@ def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "a
                     constraint=None):
     """PrivPGD or a baseline, built from its typed config with a cell's parameters (see
     ``CONFIG_FROM_PARAMS``; the PGM baselines set to the PrivPGD paper's replace-one relation:
-    sensitivity sqrt(2) per Gaussian, 2 per selection; GEM always accounts under it).
+    sensitivity sqrt(2) per Gaussian, 2 per selection; GEM and Private GSD always account under
+    it).
     """
     from reprolib.mechanisms import build
     from reprolib.privacy import NeighbourRelation
@@ -258,6 +265,8 @@ def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "a
                      device=device)
     if name == "GEM":
         return build(registered, overrides)
+    if name == "Private GSD":
+        return build(registered, dict(params["gsd"]))
     return build(registered, overrides, relation=NeighbourRelation.REPLACE_ONE)
 
 
@@ -290,8 +299,9 @@ def run_and_evaluate(mechanism, data: EvaluationData, epsilon: float,
 
 
 # recorded when a mechanism reports them: PrivPGD's calibration, noise (counts) and phase times,
-# AIM's round count
-_DIAGNOSTICS = ("calibration", "sigma", "seconds_projection", "seconds_descent", "rounds")
+# AIM's round count, Private GSD's generations and whether it stopped early
+_DIAGNOSTICS = ("calibration", "sigma", "seconds_projection", "seconds_descent", "rounds",
+                "generations", "stopped_early")
 
 
 def data_sources(results: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,1 @@
+"""Genetic search over discrete datasets: Private-GSD."""
