@@ -101,6 +101,6 @@ else:
 # %% [markdown]
 # On most datasets the paper's settings lower PrivPGD's errors by a small factor, the
 # downstream error least. On Medical charges (three attributes, 130,452 records) the reduced
-# run is far from converged: its errors are one to two orders of magnitude above the
+# run is far from converged: its errors are one to over two orders of magnitude above the
 # paper-setting run's, so the figure above understates PrivPGD on that dataset. The paper-scale
 # runs of the baselines are not in this table.

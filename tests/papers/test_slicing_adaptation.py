@@ -134,13 +134,13 @@ def test_the_claim_check_counts_clear_wins_in_the_private_pairs_only(recorded_ro
                     ("mnist-usps", 10.0, "SliceWass"): [0.60, 0.62],
                     ("mnist-usps", None, "Slicing"): [0.1, 0.1],
                     ("mnist-usps", None, "SliceWass"): [0.9, 0.9]})
-    outcome = _adaptation_wins(recorded_rows(frame))
+    outcome = _adaptation_wins(recorded_rows(frame), "small")
     assert outcome.status == "pass" and outcome.observed.startswith("2/2")
     # a gap inside the seeds' spread is no win
     frame.loc[(frame["mechanism"] == "Slicing") & (frame["epsilon"] == 10.0),
               "metric.accuracy"] = [0.55, 0.70]
-    assert _adaptation_wins(recorded_rows(frame)).observed.startswith("1/2")
-    assert _adaptation_wins(recorded_rows(frame)).status == "fail"
+    assert _adaptation_wins(recorded_rows(frame), "small").observed.startswith("1/2")
+    assert _adaptation_wins(recorded_rows(frame), "small").status == "fail"
 
 
 def test_the_table_puts_the_non_private_runs_at_infinity():

@@ -8,6 +8,8 @@ reason, visibly, instead of passing.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -31,8 +33,18 @@ _UNEQUAL = (
     f"At {SCALE} scale PrivPGD is cut ({_SMALL['n_particles']} particles and {_SMALL['epochs']} "
     f"epochs; the paper: {_PAPER.n_particles} and {_PAPER.epochs}) while the baselines run the "
     f"paper's settings ({PROFILES[SCALE].pgm_iters} Private-PGM iterations, AIM at "
-    f"{PROFILES[SCALE].max_model_size_mb:g} MB), on stand-in data: an unequal comparison, open "
-    "until PrivPGD runs at the paper's settings (a GPU task).")
+    f"{PROFILES[SCALE].max_model_size_mb:g} MB), on stand-in data: an unequal comparison; the "
+    "paper-scale SW1 check sets PrivPGD's GPU runs at the paper's settings against them.")
+
+
+LOWEST_SW1_AT_PAPER_SETTINGS = (
+    "Not reproduced with PrivPGD at the paper's settings either: on the same stand-in data and "
+    "seeds, PrivPGD has the lowest SW1 on one dataset of eight (the observed column names the "
+    "leader and the seeds compared, one to three GPU runs a dataset). Our Private GSD, untuned, "
+    "at one point of the paper's tuning grid and stopped early, leads on six, PGM+AIM on Medical "
+    "charges. PrivPGD at the paper's settings is ahead of PGM+AIM on most datasets, so the gap "
+    "to the paper is Private GSD's: the paper tuned it per dataset and still reports PrivPGD "
+    "ahead. Open: the paper's data, more seeds, and the authors' Private GSD side by side.")
 
 
 def _means(ctx: CheckContext, artifact: str, metric: str) -> pd.DataFrame:
@@ -126,6 +138,27 @@ def _lowest_sw1(ctx: CheckContext) -> Outcome:
     return _share(means.idxmin(axis=1) == "PrivPGD", "datasets where PrivPGD has the lowest SW1")
 
 
+def _lowest_sw1_at_paper_settings(ctx: CheckContext) -> Outcome:
+    """PrivPGD's runs at the paper's settings (``paper`` store) against the baselines' ``small``
+    runs, which are at the paper's settings too, on the same datasets and seeds.
+    """
+    privpgd = ctx.results("privpgd-fig1", "paper")
+    privpgd = privpgd[privpgd["mechanism"] == "PrivPGD"]
+    baselines = ctx.results("privpgd-fig1", SCALE)
+    baselines = baselines[baselines["mechanism"] != "PrivPGD"]
+    shared = privpgd.merge(baselines[["dataset", "seed"]].drop_duplicates(),
+                           on=["dataset", "seed"])
+    both = pd.concat([shared, baselines.merge(shared[["dataset", "seed"]],
+                                              on=["dataset", "seed"])])
+    means = both.pivot_table(index="dataset", columns="mechanism", values="metric.sw1")
+    runs = shared.groupby("dataset").size()
+    outcome = _share(means.idxmin(axis=1) == "PrivPGD",
+                     "datasets where PrivPGD at the paper's settings has the lowest SW1")
+    best = means.idxmin(axis=1)
+    return dataclasses.replace(outcome, observed=f"{outcome.observed}; lowest: " + ", ".join(
+        f"{d} {best[d]} ({runs[d]} seed{'s' if runs[d] > 1 else ''})" for d in means.index))
+
+
 def _sw1_favours_privpgd_more_than_l1(ctx: CheckContext) -> Outcome:
     """Per dataset: log2(PGM+AIM / PrivPGD) is larger for SW1 than for L1."""
     sw1, l1 = (_means(ctx, "privpgd-fig1", m) for m in ("sw1", "l1"))
@@ -214,10 +247,18 @@ CHECKS: tuple[Check, ...] = (
     _check("privpgd-lowest-sw1", "privpgd-fig2", "claim",
            "Figure 2: at ε = 2.5 PrivPGD has the lowest average SW1 on most datasets",
            _lowest_sw1,
-           deviation=f"Not reproduced at {SCALE} scale: PGM+AIM has the lowest SW1 on every "
-           f"dataset run (the observed column). {_UNEQUAL} Under mbi 2.0's step rule, which "
-           "fitted the baselines worse, PrivPGD led (the small results committed before the "
-           "2022 rule became the default)."),
+           deviation=f"Not reproduced at {SCALE} scale: Private GSD has the lowest SW1 on seven "
+           "of the eight datasets run and PGM+AIM on the eighth, Medical charges, where the "
+           "reduced PrivPGD is far from converged (the observed column). "
+           f"{_UNEQUAL} Under mbi 2.0's step rule, which fitted the baselines worse, PrivPGD led "
+           "PGM+AIM and PGM+MST (the small results committed before the 2022 rule became the "
+           "default, without Private GSD)."),
+    Check(id="privpgd-lowest-sw1-paper", artifact="privpgd-fig2", kind="claim", scale="paper",
+          data=DATA, description="Figure 2 with PrivPGD at the paper's settings (its GPU runs) "
+                                 "against the baselines' small runs, also at the paper's "
+                                 "settings, on the same datasets and seeds: PrivPGD has the "
+                                 "lowest average SW1 on most datasets",
+          evaluate=_lowest_sw1_at_paper_settings, deviation=LOWEST_SW1_AT_PAPER_SETTINGS),
     _check("privpgd-sw1-not-tv", "privpgd-fig2", "claim",
            "Section 4.3 on Figure 2: PrivPGD minimises SW1 while PGM targets TV, so at ε = 2.5 "
            "PrivPGD's edge over PGM+AIM is larger in SW1 than in TV (L1) on most datasets",

@@ -88,12 +88,13 @@ PROFILES: dict[Scale, Profile] = {
     # the whole design: PrivPGD at reduced compute, the baselines at the paper's settings; the
     # datasets and mechanisms join as their grids are completed, the rest are listed by
     # ``pending_datasets`` and ``pending_mechanisms``
-    "small": Profile(datasets=("income", "traveltime", "diabetes", "medical"),
+    "small": Profile(datasets=("income", "employment", "traveltime", "publiccoverage",
+                               "mobility", "medical", "blackfriday", "diabetes"),
                      substitute="only",
                      attributes=None, max_records=None, trials=3,
                      privpgd=_shortened(100, 200, n_particles=10_000, projection_directions=50),
                      pgm_iters=3000, max_model_size_mb=80.0,
-                     mechanisms=("PrivPGD", "PGM+AIM", "PGM+MST")),
+                     mechanisms=("PrivPGD", "PGM+AIM", "PGM+MST", "Private GSD")),
     "paper": Profile(datasets=tuple(PRIVPGD_DATASETS), substitute="auto", attributes=None,
                      max_records=None, trials=5, privpgd={}, pgm_iters=3000,
                      max_model_size_mb=80.0),
