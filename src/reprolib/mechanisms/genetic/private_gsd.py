@@ -3,8 +3,8 @@
 Private-GSD fits a synthetic dataset to noisy statistics without relaxing the domain: it keeps a
 dataset of m records, proposes small changes to it and keeps those that bring its statistics
 closer to the noisy ones. The PrivPGD paper runs it as a baseline in its one-shot form on all
-2-way marginals (its Section 4.1; Appendix D lists the settings), which is what this module
-implements:
+2-way marginals, with an elite of size 2 and early stopping (its Section 4.2, "Implementation of
+query-based algorithms"), which is what this module implements:
 
 1. release every 2-way marginal's counts once, in one Gaussian mechanism that spends the whole
    budget (:func:`reprolib.mechanisms._two_way.measure_pairs`: the same release as PrivPGD's);
