@@ -426,17 +426,29 @@ def _better_and_faster(ctx: CheckContext, scale: str) -> Outcome:
                    "time, on every dataset and ε")
 
 
+LESS_SENSITIVE_AT_SMALL = (
+    "Not seen at small scale with two stand-in tasks (income and owner, Massachusetts 2018; "
+    "hispanic is still to run): averaged over both tasks and both epsilon, RAP++'s F1 range over "
+    "T_LT in {10, 30, 50, 70} exceeds PGM's over its bins {10, 20, 50, 100} (the observed "
+    "column). On income RAP++ is the less sensitive at epsilon 0.15 (0.028 against 0.098) and "
+    "PGM at epsilon 1 (0.011 against 0.035); on owner at epsilon 1 RAP++'s F1 falls from 0.669 "
+    "at T_LT = 10 to 0.501 at 70, each threshold round splitting the same budget further. "
+    "Our small cuts (500 synthetic rows and 500 Adam steps a round for RAP++, 100 Private-PGM "
+    "iterations for PGM) may move this; the paper's datasets for Figure 3 are not named.")
+
+
 def _sensitivity_claims(scale: str) -> list[Check]:
     data = "SDNist Massachusetts 2018 excerpt, three stand-in tasks; all runs on our CPU"
     return [
         Check(id=f"rappp-fig3-less-sensitive-{scale}", artifact="rappp-fig3", kind="claim",
               scale=scale, data=data,
               description="RAP++ is less sensitive to T_LT than PGM to its bins (Figure 3)",
+              deviation=LESS_SENSITIVE_AT_SMALL if scale == "small" else None,
               evaluate=lambda ctx: _less_sensitive(ctx, scale)),
         Check(id=f"rappp-fig3-better-faster-{scale}", artifact="rappp-fig3", kind="claim",
               scale=scale, data=data,
               description="RAP++ reaches better accuracy in less runtime than PGM (Figure 3)",
-              deviation=("on our CPU PGM's best bin count reaches a slightly higher F1 (by about 0.01) in seconds, RAP++ in one to two minutes: PGM runs 100 Private-PGM iterations a round here against the 1,000 of the code's default, and RAP++'s JAX steps run on the CPU where the paper used a GPU; measured on the first complete stand-in (income, Massachusetts 2018) only"),
+              deviation=("on our CPU PGM's best bin count reaches a higher F1 than RAP++ at T_LT = 50 in three of the four (task, epsilon) pairs (by 0.007 to 0.08; RAP++ leads on owner at epsilon 0.15, 0.545 against 0.514), PGM in seconds, RAP++ in one to two minutes: PGM runs 100 Private-PGM iterations a round here against the 1,000 of the code's default, and RAP++'s JAX steps run on the CPU where the paper used a GPU; measured on two of the three stand-in tasks of Massachusetts 2018 (income, owner; hispanic is still to run)"),
               evaluate=lambda ctx: _better_and_faster(ctx, scale)),
     ]
 

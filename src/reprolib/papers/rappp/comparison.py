@@ -189,7 +189,7 @@ SENSITIVITY: dict[Scale, SensitivitySettings] = {
     "smoke": _swept(COMPARISON["smoke"], ("income/ma2018",), epsilons=(1.0,), bins=(3, 5),
                     lt_rounds=(2, 5)),
     # the design grows dataset by dataset towards SENSITIVITY_DESIGN
-    "small": _swept(COMPARISON["small"], ("income/ma2018",)),
+    "small": _swept(COMPARISON["small"], ("income/ma2018", "owner/ma2018")),
     "paper": _swept(COMPARISON["paper"], ("income/NY", "employment/NY", "coverage/NY")),
 }
 # three tasks of Figure 4's state: numbers matter most for income, least for hispanic
