@@ -87,6 +87,8 @@ REGISTRATIONS: tuple[Registration, ...] = (
                  config=None, relations=(_ADD_REMOVE,)),
     Registration(name="PrivBayes+PGM", module=f"{_M}.marginal.privbayes_pgm", cls="PrivBayesPGM",
                  config="PrivBayesPGMConfig", relations=(_ADD_REMOVE,), quick={"iters": 20}),
+    Registration(name="PrivMRF", module=f"{_M}.marginal.privmrf", cls="PrivMRF",
+                 config="PrivMRFConfig", relations=(_ADD_REMOVE,), quick={"pgm_iters": 20}),
     Registration(name="MWEM+RP", module=f"{_M}.relaxed.mwem_rp", cls="MWEMRelaxedProjection",
                  config="MWEMRPConfig", relations=(_ADD_REMOVE,),
                  quick={"rounds": 3, "projection": {"n_synthetic": 200, "iterations": 100}}),
