@@ -21,14 +21,21 @@ query-based algorithms"), which is what this module implements:
 
 Only step 1 reads the data; the search is post-processing of the release.
 
-Where this differs from the authors' code (``giusevtr/private_gsd``): their elite keeps the
-``elite_size`` best datasets seen (2 in the PrivPGD paper) and crossovers copy a value from a
-record of any of them; the members other than the best differ from it in one record's value, so
-we copy from the best dataset's own records. Their code checks early stopping every max(100, m)
-generations with a relative threshold of 0, which never stops; ``stop_tolerance`` = 1e-4 is
-ours. The PrivPGD paper tuned G in {200k, 500k}, P_mut = P_cross in {50, ..., 500} and m in
-{2k, 100k} per dataset without accounting for the tuning; our defaults are one point of that
-grid (G = 200,000, P_mut = P_cross = 50, m = 2,000) for every dataset, untuned, as for GEM.
+Where this differs from the authors' code (``giusevtr/private_gsd`` at f6150d78, its one-shot
+entry ``GSDSynthesizer.fit``): each of their generations proposes 50 candidates from one operator
+that a bandit picks (a mutation of one column in every candidate, a swap of one column's values
+between two records, or a crossover of one or two columns), where ours proposes ``mutations``
+mutations and ``crossovers`` crossovers every generation; every candidate of theirs, crossover
+sources included, comes from the best dataset's own records, as ours; they clip the noisy targets
+to [0, 1], we do not; their early stopping is ours (relative improvement below 1e-4 over a block of
+2,000 generations). The PrivPGD paper tuned G in {200k, 500k}, P_mut = P_cross in {50, ..., 500}
+and m in {2k, 100k} per dataset without accounting for the tuning; our defaults are one point of
+that grid (G = 200,000, P_mut = P_cross = 50, m = 2,000) for every dataset, untuned, as for GEM.
+Side by side on adult at the same rho (all 2-way marginals; seed 0 of theirs, seeds 0 and 1 of
+ours; a scratch run of their code on a CPU), the mean 2-way total variation distance was
+0.0578 (theirs) and 0.0589 (ours) at rho = 0.005, 0.0276 and 0.0279 at 0.05, 0.0182 and 0.0174 at
+0.5; theirs had not stopped after 12-13 minutes (58,000-98,000 generations), ours stopped early
+in about 20 s.
 """
 
 from __future__ import annotations
@@ -70,7 +77,7 @@ class PrivateGSDConfig:
         stop_every: generations between early-stopping checks; None: max(100, records), the
             authors' code's.
         stop_tolerance: stop when a block of ``stop_every`` generations lowered the fitness by
-            less than this fraction of it (ours; 0 never stops early).
+            less than this fraction of it (the authors' entry point's 1e-4; 0 never stops).
     """
 
     records: int = 2000
