@@ -31,7 +31,7 @@ def test_paper_profile_is_the_papers_grid():
 @pytest.mark.parametrize("artifact", ["aim-fig1", "aim-fig2", "aim-fig3"])
 def test_figure_grids_cover_every_setting(artifact):
     cells = grid(artifact, "paper")
-    assert len(cells) == 6 * 7 * 9 * 5  # datasets x mechanisms x epsilons x trials
+    assert len(cells) == 6 * 8 * 9 * 5  # datasets x mechanisms x epsilons x trials
     assert {c.mechanism for c in cells} == set(FIGURE_MECHANISMS)
     assert len(set(cells)) == len(cells)
     assert grid(artifact, "smoke", epsilons=[0.5, 2.0])[0].epsilon == 0.5
@@ -123,3 +123,13 @@ def test_derived_figures_read_the_recorded_aim_runs(artifact, source):
     else:
         assert metrics["aim_workload_error"] == aim["metric.workload_error"]
         assert 0.0 < metrics["matching_fraction"] <= 1.0
+
+
+def test_privmrf_caps_its_largest_clique_at_the_profile_capacity():
+    for scale in ("smoke", "small", "paper"):
+        profile = PROFILES[scale]
+        cell = next(c for c in grid("aim-fig1", scale) if c.mechanism == "PrivMRF")
+        config = build_mechanism("PrivMRF", cell.params).config
+        assert config.max_clique_mb == profile.max_model_size_mb
+        assert config.pgm_iters == profile.pgm_iters
+        assert config.final_pgm_iters == (profile.final_pgm_iters or profile.pgm_iters)

@@ -18,10 +18,13 @@ def test_committed_results_fail_no_aim_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) <= {"pass", "deviation"}, statuses
     # the documented findings at small scale: between the two smallest ε titanic's trial means
-    # rise, within the trials' spread; at large ε adult's and salary's rise, beyond it
+    # rise, within the trials' spread; at large ε adult's and salary's rise, beyond it; PrivMRF
+    # is not the best mechanism before AIM on the all-3way and skewed workloads
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
-        "aim-fig1-aim-falls-small", "aim-fig2-aim-falls-small", "aim-fig3-aim-falls-small",
-        "aim-fig5-grows-small"]
+        "aim-fig1-aim-falls-small", "aim-fig1-privmrf-before-aim-small",
+        "aim-fig2-aim-falls-small", "aim-fig3-aim-falls-small",
+        "aim-fig3-privmrf-before-aim-small", "aim-fig5-grows-small"]
+    assert statuses["aim-fig2-privmrf-before-aim-small"] == "pass"
 
 
 def test_wrong_dataset_statistics_fail(copy_of_results, tamper):

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from reprolib.papers.aim.reference import (
+    baseline_reference_table,
     error_trend,
-    gem_reference_table,
     reference_table,
     seed_spread,
 )
@@ -72,11 +72,11 @@ def test_gem_reference_table_averages_seeds_and_keeps_the_workload(tmp_path):
             ("nltcs", "target", 1.0, 0, "ours", 0.5, 1.0)]
     pd.DataFrame(rows, columns=["dataset", "workload", "epsilon", "seed", "engine",
                                 "workload_error", "seconds"]).to_csv(path, index=False)
-    row = gem_reference_table("all-3way", path).loc[("nltcs", 1.0)]
+    row = baseline_reference_table("gem", "all-3way", path).loc[("nltcs", 1.0)]
     assert row[("ours", "seeds")] == 2 and row[("reference", "seeds")] == 2
     assert row[("ours", "error")] == pytest.approx(0.011)
     assert row[("reference", "error")] == pytest.approx(0.012)
     assert row[("reference", "error_max")] == pytest.approx(0.013)
     assert row[("ours / reference", "error")] == pytest.approx(0.011 / 0.012)
-    assert gem_reference_table("skewed", path) is None
-    assert gem_reference_table("all-3way", tmp_path / "absent.csv") is None
+    assert baseline_reference_table("gem", "skewed", path) is None
+    assert baseline_reference_table("gem", "all-3way", tmp_path / "absent.csv") is None

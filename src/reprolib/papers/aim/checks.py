@@ -20,6 +20,7 @@ PAPER_TABLE1 = {
     "MWEM+PGM": (True, True, False, False),
     "MST": (False, True, False, True),
     "GEM": (True, True, False, True),
+    "PrivMRF": (False, True, True, True),
     "AIM": (True, True, True, True),
 }
 # Table 2: records, attributes, smallest and largest attribute domain.
@@ -75,6 +76,35 @@ def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
                    ">= 50 % (paper, all-3way: 85 %)")
 
 
+def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
+    """The paper's PrivMRF findings (Sections 6.2-6.4): without AIM, PrivMRF has the lowest
+    error (Figure 1: of every mechanism; Figure 2: of PrivMRF and the workload-aware ones), and
+    on the skewed workload everywhere but salary, where it "did not score well".
+    """
+    from reprolib.papers.aim.figures import best_share
+    from reprolib.papers.aim.pages import compared_workload_aware
+
+    rows = ctx.results(artifact, scale)
+    if "PrivMRF" not in set(rows["mechanism"]):
+        return Outcome("fail", "no PrivMRF runs recorded", "PrivMRF's runs beside the others'")
+    rivals = (tuple(m for m in compared_workload_aware(rows["mechanism"]) if m != "AIM")
+              if artifact == "aim-fig2" else
+              tuple(m for m in dict.fromkeys(rows["mechanism"]) if m not in ("AIM", "PrivMRF")))
+    compared = ("PrivMRF", *rivals)
+    if artifact != "aim-fig3":
+        share = float(best_share(rows, compared)["PrivMRF"])
+        return Outcome("pass" if share >= 0.5 else "fail",
+                       f"PrivMRF lowest mean error in {share:.0%} of settings among "
+                       f"{', '.join(compared)}", ">= 50 % of settings")
+    salary = rows["dataset"] == "salary"
+    elsewhere = float(best_share(rows[~salary], compared)["PrivMRF"])
+    on_salary = float(best_share(rows[salary], compared)["PrivMRF"]) if salary.any() else 0.0
+    return Outcome("pass" if elsewhere >= 0.5 and on_salary < 0.5 else "fail",
+                   f"PrivMRF lowest mean error among {', '.join(compared)} in {elsewhere:.0%} of "
+                   f"the settings outside salary and {on_salary:.0%} on salary",
+                   ">= 50 % outside salary, < 50 % on salary")
+
+
 def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     rows = ctx.results(artifact, scale)
     errors = rows[rows["mechanism"] == "AIM"].groupby(["dataset", "epsilon"])[
@@ -121,6 +151,15 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                                          "in most settings",
                   evaluate=lambda ctx: _aim_wins(ctx, artifact, scale),
                   ),
+            Check(id=f"{artifact}-privmrf-before-aim-{scale}", artifact=artifact, kind="claim",
+                  scale=scale, data=DATA,
+                  description={"aim-fig1": "before AIM, PrivMRF was the best mechanism",
+                               "aim-fig2": "PrivMRF beats every workload-aware mechanism but AIM",
+                               "aim-fig3": "PrivMRF is the best mechanism but AIM, except on "
+                                           "salary"}[artifact],
+                  evaluate=lambda ctx: _privmrf_best_before_aim(ctx, artifact, scale),
+                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": None,
+                             "aim-fig3": PRIVMRF_SKEWED}[artifact]),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
                   evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale),
@@ -132,6 +171,29 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
     return checks
 
 
+PRIVMRF_CAVEATS = (
+    "Two things may weigh against PrivMRF here. The capacity cut: 1 MB caps its largest clique "
+    "at 131,072 cells where the paper allowed 1e7. And our re-implementation: side by side with "
+    "the authors' code on nltcs at equal noise (a scratch run, not yet a committed benchmark), "
+    "ours had a slightly lower mean error at epsilon 0.1 (0.045 against 0.047 over three "
+    "seeds), a higher one at 0.4 (0.020 against 0.016, with the same number of marginals and "
+    "the same noise) and about 10 % higher at 1 and 3.2 (seed 0). Their fits stop after about 50 mirror-descent steps, "
+    "once the loss is below 1.2 times its expected value under the noise (0.7 times for the "
+    "last); ours run every iteration. That is the likely cause, not yet tested.")
+PRIVMRF_NOT_BEST = (
+    "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in 39 % of the 36 "
+    "settings, more than any other mechanism (MWEM+PGM 19 %, PrivBayes+PGM 17 %) but not most. "
+    "It leads on adult from epsilon 1 and on titanic at most epsilon, never on salary (MST and "
+    "MWEM+PGM at small epsilon, PrivBayes+PGM at large), and on nltcs Gaussian's direct answers "
+    f"win from epsilon 10. {PRIVMRF_CAVEATS}")
+PRIVMRF_SKEWED = (
+    "Not seen at small scale: on the skewed workload PrivMRF has the lowest mean error of the "
+    "mechanisms other than AIM in 11 % of the settings outside salary and 22 % on salary, so "
+    "neither its second place nor the salary exception shows. The workload-aware mechanisms win "
+    "instead (MWEM+PGM at small epsilon on nltcs and titanic, Gaussian at large epsilon on adult "
+    "and nltcs), and PrivMRF's median error is 1.3 (adult, titanic) and 2.1 (nltcs) times the "
+    "best other mechanism's: workload-awareness matters on this workload more than in the "
+    f"paper. {PRIVMRF_CAVEATS}")
 LARGE_DOMAIN_RISES = (
     "On adult and salary, the largest domains run so far at small scale, AIM's mean error is "
     "not monotone at large ε: adult all-3way 0.0933 at ε 10 and 0.0938 at 31.6; salary "

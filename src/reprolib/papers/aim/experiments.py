@@ -33,7 +33,8 @@ from reprolib.papers.aim.setup import (
 )
 
 FIGURE_WORKLOADS = {"aim-fig1": "all-3way", "aim-fig2": "target", "aim-fig3": "skewed"}
-TAXONOMY_MECHANISMS = ("Independent", "Gaussian", "PrivBayes+PGM", "MWEM+PGM", "MST", "GEM", "AIM")
+TAXONOMY_MECHANISMS = ("Independent", "Gaussian", "PrivBayes+PGM", "MWEM+PGM", "MST", "GEM",
+                       "PrivMRF", "AIM")
 
 # Appendix D: impossible combinations in fire. The paper used 9 attribute pairs with 2,696 zeros
 # but does not list them; we take the 9 pairs where one attribute is a coarser grouping of the

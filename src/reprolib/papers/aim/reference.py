@@ -87,15 +87,19 @@ def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
         error_min=("workload_error", "min"), error_max=("workload_error", "max"))
 
 
-GEM_REFERENCE_CSV = Path("aim") / "benchmarks" / "gem-reference.csv"
+def reference_csv(mechanism: str) -> Path:
+    """Where ``benchmarks/<mechanism>_reference.py`` appends its rows, under the results folder."""
+    return Path("aim") / "benchmarks" / f"{mechanism.lower()}-reference.csv"
 
 
-def gem_reference_table(workload: str, path: Path | None = None) -> pd.DataFrame | None:
-    """Our GEM beside its authors' code (``benchmarks/gem_reference.py``) on ``workload``: per
-    (dataset, epsilon) and engine the seeds run and the mean, min and max workload error and mean
-    seconds, with ``ours / reference``, the ratio of the mean errors; None when nothing was run.
+def baseline_reference_table(mechanism: str, workload: str, path: Path | None = None
+                             ) -> pd.DataFrame | None:
+    """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem" or
+    "privmrf") on ``workload``: per (dataset, epsilon) and engine the seeds run and the mean, min
+    and max workload error and mean seconds, with ``ours / reference``, the ratio of the mean
+    errors; None when nothing was run.
     """
-    path = path or results_dir() / GEM_REFERENCE_CSV
+    path = path or results_dir() / reference_csv(mechanism)
     if not path.is_file():
         return None
     runs = pd.read_csv(path)
