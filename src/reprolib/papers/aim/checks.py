@@ -174,12 +174,13 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
 PRIVMRF_CAVEATS = (
     "Two things may weigh against PrivMRF here. The capacity cut: 1 MB caps its largest clique "
     "at 131,072 cells where the paper allowed 1e7. And our re-implementation: side by side with "
-    "the authors' code on nltcs at equal noise (a scratch run, not yet a committed benchmark), "
-    "ours had a slightly lower mean error at epsilon 0.1 (0.045 against 0.047 over three "
-    "seeds), a higher one at 0.4 (0.020 against 0.016, with the same number of marginals and "
-    "the same noise) and about 10 % higher at 1 and 3.2 (seed 0). Their fits stop after about 50 mirror-descent steps, "
-    "once the loss is below 1.2 times its expected value under the noise (0.7 times for the "
-    "last); ours run every iteration. That is the likely cause, not yet tested.")
+    "the authors' code on nltcs at equal noise (benchmarks/privmrf_reference.py, seed 0, in "
+    "results/aim/benchmarks/privmrf-reference.csv), our error is 4 % lower at epsilon 0.1 and "
+    "13 to 34 % higher at 0.4 to 3.2 (0.4: 0.021 against 0.015; a scratch run of three seeds "
+    "agrees, 0.020 against 0.016, with the same number of marginals and the same noise). Their "
+    "fits stop after about 50 mirror-descent steps, once the loss is below 1.2 times its "
+    "expected value under the noise (0.7 times for the last); ours run every iteration. That "
+    "is the likely cause, not yet tested.")
 PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in 39 % of the 36 "
     "settings, more than any other mechanism (MWEM+PGM 19 %, PrivBayes+PGM 17 %) but not most. "
