@@ -47,11 +47,12 @@ class Profile:
         attributes: keep only these attributes (None: all); used to make smoke runs fast.
         epsilons: the epsilon grid.
         trials: seeds per setting (the paper: 5, reporting mean and min-max).
-        pgm_iters: Private-PGM iterations per round of AIM and MWEM+PGM (paper code: 1000). The
-            mechanisms that fit one model (``SINGLE_FIT``) run their configs' iterations at every
-            scale: a single fit is cheap beside AIM's and MWEM's one per round.
-        final_pgm_iters: iterations of AIM's final fit (paper code: 2500); None: ``pgm_iters``.
-        max_model_size_mb: AIM's model capacity (paper: 80 MB).
+        pgm_iters: Private-PGM iterations per round of AIM and MWEM+PGM and per fit of PrivMRF
+            (paper code: 1000). The mechanisms that fit one model (``SINGLE_FIT``) run their
+            configs' iterations at every scale: a single fit is cheap beside one per round.
+        final_pgm_iters: iterations of AIM's and PrivMRF's final fit (paper code: 2500); None:
+            ``pgm_iters``.
+        max_model_size_mb: AIM's model capacity (paper: 80 MB), and PrivMRF's largest clique.
         mwem_max_model_size_mb: MWEM+PGM's model cap in Figures 1-3, reached in the last round
             (``MWEMPGMConfig.max_model_size_mb``). The paper ran the baselines at their open-source
             defaults, and the reference MWEM+PGM caps its model at 25 MB; reduced scales cut it
