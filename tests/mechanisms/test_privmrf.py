@@ -158,7 +158,8 @@ def test_step_sizes_spread_the_refinements():
 @pytest.mark.parametrize("field, value", [
     ("structure_share", 0.0), ("selection_share", 1.0), ("count_share", 0.0), ("theta", 0.0),
     ("max_clique_mb", 0.0), ("model_cap_factor", 0.5), ("max_measure_attributes", 0),
-    ("norm_queries", 0), ("pgm_iters", 0), ("final_pgm_iters", 0), ("refine_share", -0.1)])
+    ("norm_queries", 0), ("pgm_iters", 0), ("final_pgm_iters", 0), ("refine_share", -0.1),
+    ("stop_ratio", 0.0), ("final_stop_ratio", -1.0)])
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=field):
         PrivMRFConfig(**{field: value})
@@ -167,3 +168,16 @@ def test_config_rejects_bad_values(field, value):
 def test_config_rejects_shares_that_leave_nothing_for_the_marginals():
     with pytest.raises(ValueError, match="marginals"):
         PrivMRFConfig(structure_share=0.6, selection_share=0.4)
+
+
+def test_early_stopping_ends_fits_in_blocks_below_the_threshold(titanic):
+    config = PrivMRFConfig(pgm_iters=400, stop_ratio=1.2)
+    result = PrivMRF(config).fit(titanic, _budget(3.0), np.random.default_rng(3))
+    iterations = result.diagnostics["fit_iterations"]
+    assert len(iterations) == result.diagnostics["rounds"] + 1
+    assert all(i % 50 == 0 and 0 < i <= 400 for i in iterations)
+    assert min(iterations[:-1]) < 400  # some fit stopped early
+    assert iterations[-1] >= min(400, 3 * np.mean(iterations[:-1]))  # the last runs longer
+    assert result.ledger.is_exhausted(rtol=1e-12)  # stopping is post-processing
+    plain = PrivMRF(FAST).fit(titanic, _budget(3.0), np.random.default_rng(3))
+    assert plain.diagnostics["fit_iterations"] == [30] * (plain.diagnostics["rounds"] + 1)

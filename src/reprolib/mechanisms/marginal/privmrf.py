@@ -52,11 +52,16 @@ candidate, 400 distance queries a step, 3000 Private-PGM iterations a fit. What 
 * Weight halving: the code halves the weights of an arbitrary half of the drawn candidates (the
   second half of a set's iteration order); ours halves those of the drawn, unselected candidates
   with the lower noisy distances, the half that looked already fitted.
-* The fit: Private-PGM (our engine) on the measured marginals, a fixed number of iterations a fit
-  (warm-started), instead of the code's own mirror descent on the triangulated graph stopped at
-  a loss threshold. A model whose potentials live on the graph's cliques and start at zero only
-  ever moves in the span of the measured marginals' indicators, so the fitted distribution is the
-  same family either way; the graph still bounds what may be measured.
+* The fit: Private-PGM (our engine, warm-started) on the measured marginals instead of the code's
+  own mirror descent on the triangulated graph. A model whose potentials live on the graph's
+  cliques and start at zero only ever moves in the span of the measured marginals' indicators, so
+  the fitted distribution is the same family either way; the graph still bounds what may be
+  measured. The code stops each fit early, once its loss is below 1.2 times (the last fit: 0.7
+  times) the loss expected of the data's own marginals under the noise, tested every 50
+  iterations; ``stop_ratio`` = 1.2 does the same, None (the default for now) runs every
+  iteration. On nltcs at equal noise the stopping rule took our error from 34 % above the code's
+  to 13 % above at epsilon 0.4 and to 1 % below at 3.2, four to six times faster (one seed, a
+  scratch run); making it the default waits for the grids to be recomputed.
 * Triangulation: networkx's minimal triangulation (MCS-M) instead of the code's elimination by
   initial degree.
 * Dataset-specific settings of the code are not reproduced: a model cap of 3e7 cells on adult
@@ -107,6 +112,7 @@ from reprolib.queries import Workload
 CELLS_PER_MB = 2**20 / 8  # float64 cells in a MB of JT-SIZE (reprolib.mechanisms.pgm._jtsize)
 MAX_REFINEMENT_STEPS = 8  # the code's ed_step_num = min(d // 2, 8)
 COUNT_SENSITIVITY = 1.0  # adding or removing a record moves the count by one
+STOP_CHECK_EVERY = 50  # the code's print_interval, at which its fits test their loss
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -127,6 +133,11 @@ class PrivMRFConfig:
         pgm_iters: Private-PGM iterations of each fit but the last.
         final_pgm_iters: iterations of the last fit; None: ``pgm_iters``.
         step_rule: Private-PGM's line search (``reprolib.mechanisms.pgm``).
+        stop_ratio: the authors' early stopping, off with None: every ``STOP_CHECK_EVERY``
+            iterations a fit stops once its loss is below this multiple of the loss the data's
+            own marginals would have under the noise (half the measured cells; the code: 1.2).
+        final_stop_ratio: the multiple for the last fit (the code: 0.7), which also runs at
+            least three times the mean iterations of the fits before it.
     """
 
     structure_share: float = 0.1
@@ -142,6 +153,8 @@ class PrivMRFConfig:
     pgm_iters: int = 3000
     final_pgm_iters: int | None = None
     step_rule: StepRule = "backtracking-2022"
+    stop_ratio: float | None = None
+    final_stop_ratio: float = 0.7
 
     def __post_init__(self) -> None:
         for name in ("structure_share", "selection_share", "count_share"):
@@ -161,6 +174,9 @@ class PrivMRFConfig:
         for name in ("max_measure_attributes", "norm_queries", "pgm_iters"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("stop_ratio", "final_stop_ratio"):
+            if getattr(self, name) is not None and not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.final_pgm_iters is not None and self.final_pgm_iters < 1:
             raise ValueError(f"final_pgm_iters must be at least 1, got {self.final_pgm_iters}")
 
@@ -194,6 +210,7 @@ class _Run:
         self.max_clique_cells = config.max_clique_mb * CELLS_PER_MB
         self.measurements: list[NoisyMarginal] = []
         self.planned = 0  # marginals still to measure, the last one spends what is left
+        self.fit_iterations: list[int] = []
 
     # -------------------------------------------------------------------------------- the run
     def run(self) -> SynthesisResult:
@@ -202,7 +219,7 @@ class _Run:
         if d == 1:  # nothing to learn: the one marginal spends all of rho
             self.planned = 1
             self._measure(self.domain.attributes, sigma=math.inf)
-            model = self._fit(cfg.final_pgm_iters or cfg.pgm_iters)
+            model = self._fit(cfg.final_pgm_iters or cfg.pgm_iters, final=True)
             return self._result(model, started, {"cliques": [list(self.domain.attributes)],
                                                  "rounds": 0})
         structure, selection, marginals_rho = split_budget(
@@ -225,7 +242,7 @@ class _Run:
         for clique in initial:
             self._measure(clique, sigma)
         final_iters = cfg.final_pgm_iters or cfg.pgm_iters
-        model = self._fit(cfg.pgm_iters if steps else final_iters)
+        model = self._fit(cfg.pgm_iters if steps else final_iters, final=not steps)
         refined: list[list[list[str]]] = []
         step_rhos = split_budget(selection, [1.0] * len(steps)) if steps else ()
         for k, (count, rho) in enumerate(zip(steps, step_rhos, strict=True)):
@@ -233,8 +250,9 @@ class _Run:
             for clique in picked:
                 self._measure(clique, sigma)
             refined.append([list(c) for c in picked])
-            model = self._fit(final_iters if k == len(steps) - 1 else cfg.pgm_iters,
-                              warm_start=model)
+            last = k == len(steps) - 1
+            model = self._fit(final_iters if last else cfg.pgm_iters, warm_start=model,
+                              final=last)
         return self._result(model, started, {
             "noisy_total": noisy_total,
             "graph_edges": sorted(sorted(e) for e in graph.edges),
@@ -242,6 +260,7 @@ class _Run:
             "initial": [list(c) for c in initial],
             "refined": refined,
             "rounds": len(steps),
+            "fit_iterations": self.fit_iterations,
             "candidates": len(candidates),
             "sigma": sigma,
         })
@@ -404,13 +423,40 @@ class _Run:
                 weights[subset] = weights.get(subset, 0.0) + len(clique) ** 2 / len(subsets)
         return weights
 
-    def _fit(self, iters: int, warm_start: mbi.MarkovRandomField | None = None
-             ) -> mbi.MarkovRandomField:
-        return fit_model(self.domain, self.measurements, iters=iters, warm_start=warm_start,
-                         step_rule=self.config.step_rule)
+    def _fit(self, iters: int, warm_start: mbi.MarkovRandomField | None = None, *,
+             final: bool = False) -> mbi.MarkovRandomField:
+        """Private-PGM on every measurement so far: ``iters`` iterations, or fewer under the
+        authors' early stopping (``stop_ratio``), in blocks that each warm-start the next.
+        """
+        cfg = self.config
+        if cfg.stop_ratio is None:
+            self.fit_iterations.append(iters)
+            return fit_model(self.domain, self.measurements, iters=iters, warm_start=warm_start,
+                             step_rule=cfg.step_rule)
+        expected = 0.5 * sum(m.values.size for m in self.measurements)  # in units of sigma^2
+        threshold = (cfg.final_stop_ratio if final else cfg.stop_ratio) * expected
+        least = 3 * np.mean(self.fit_iterations) if final and self.fit_iterations else 0
+        model, done = warm_start, 0
+        while done < iters:
+            block = min(STOP_CHECK_EVERY, iters - done)
+            model = fit_model(self.domain, self.measurements, iters=block, warm_start=model,
+                              step_rule=cfg.step_rule)
+            done += block
+            if done > least and _loss(model, self.measurements) < threshold:
+                break
+        self.fit_iterations.append(done)
+        assert model is not None
+        return model
 
     def _ordered(self, members: set[str] | Sequence[str]) -> Clique:
         return tuple(a for a in self.domain.attributes if a in set(members))
+
+
+def _loss(model: mbi.MarkovRandomField, measurements: Sequence[NoisyMarginal]) -> float:
+    """The fit's loss: sum over measurements of 0.5 ||M(model) - y||^2 / sigma^2."""
+    estimates = model_marginals(model, [m.clique for m in measurements])
+    return 0.5 * math.fsum(float(((estimates[m.clique] - m.values) ** 2).sum()) / m.sigma**2
+                           for m in measurements)
 
 
 def _chordal(graph: nx.Graph) -> nx.Graph:
