@@ -19,6 +19,8 @@ paper (:func:`reprolib.metrics.workload_error`) on ``--workload``. Rows are appe
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/privmrf_reference.py \\
         --reference /tmp/PrivMRF --dataset nltcs --epsilon 0.1 0.4 1.6 3.2 --seed 0 1 2 \\
         --out results/aim/benchmarks/privmrf-reference.csv   (the Figures 1-3 pages read it)
+
+``--stop-ratio 1.2 --ours-only`` adds rows of ours with the authors' early stopping.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from _records import append  # the benchmarks' CSV writer (a sibling module)
 
 from reprolib.data import Dataset
 from reprolib.experiments import collect_provenance
-from reprolib.mechanisms.marginal.privmrf import PrivMRF
+from reprolib.mechanisms.marginal.privmrf import PrivMRF, PrivMRFConfig
 from reprolib.metrics import workload_error
 from reprolib.papers.aim.setup import build_workload, load_aim_dataset
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
@@ -54,6 +56,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workload", default="all-3way")
     parser.add_argument("--epsilon", type=float, nargs="+", default=[0.1, 0.4, 1.6, 3.2])
     parser.add_argument("--seed", type=int, nargs="+", default=[0])
+    parser.add_argument("--stop-ratio", type=float, default=None,
+                        help="run ours with PrivMRFConfig.stop_ratio (the authors' early "
+                             "stopping; their 1.2); its rows are labelled ours-stop-<ratio>")
+    parser.add_argument("--ours-only", action="store_true",
+                        help="skip the reference (to add rows of ours beside existing ones)")
     parser.add_argument("--out", type=Path, required=True)
     return parser.parse_args()
 
@@ -100,6 +107,9 @@ def main() -> None:
     package = import_reference(args.reference.resolve())
     from PrivMRF.utils.tools import privacy_budget
 
+    config = PrivMRFConfig(stop_ratio=args.stop_ratio)
+    label = "ours" if args.stop_ratio is None else f"ours-stop-{args.stop_ratio:g}"
+
     revision = collect_provenance("cpu")["git_revision"]
     for name in args.dataset:
         data = load_aim_dataset(name)
@@ -109,12 +119,13 @@ def main() -> None:
             budget = PrivacyBudget(rho=gdp / 2, relation=NeighbourRelation.ADD_REMOVE)
             for seed in args.seed:
                 started = time.perf_counter()
-                ours = PrivMRF().fit(data, budget, np.random.default_rng(seed)).synthetic
-                runs = {"ours": (ours, time.perf_counter() - started)}
-                started = time.perf_counter()
-                scratch = Path("/tmp") / f"privmrf-reference-{name}-{epsilon}-{seed}.csv"
-                theirs = reference_privmrf(package, data, epsilon, seed, scratch)
-                runs["reference"] = (theirs, time.perf_counter() - started)
+                ours = PrivMRF(config).fit(data, budget, np.random.default_rng(seed)).synthetic
+                runs = {label: (ours, time.perf_counter() - started)}
+                if not args.ours_only:
+                    started = time.perf_counter()
+                    scratch = Path("/tmp") / f"privmrf-reference-{name}-{epsilon}-{seed}.csv"
+                    theirs = reference_privmrf(package, data, epsilon, seed, scratch)
+                    runs["reference"] = (theirs, time.perf_counter() - started)
                 for engine, (synthetic, seconds) in runs.items():
                     row = {"dataset": name, "workload": args.workload, "epsilon": epsilon,
                            "delta": REFERENCE_DELTA, "gdp_mu_squared": gdp, "seed": seed,

@@ -69,6 +69,7 @@ def test_gem_reference_table_averages_seeds_and_keeps_the_workload(tmp_path):
             ("nltcs", "all-3way", 1.0, 0, "reference", 0.011, 110.0),
             ("nltcs", "all-3way", 1.0, 1, "reference", 0.009, 130.0),
             ("nltcs", "all-3way", 1.0, 1, "reference", 0.013, 120.0),  # a re-run: kept
+            ("nltcs", "all-3way", 1.0, 0, "ours-stop-1.2", 0.006, 20.0),
             ("nltcs", "target", 1.0, 0, "ours", 0.5, 1.0)]
     pd.DataFrame(rows, columns=["dataset", "workload", "epsilon", "seed", "engine",
                                 "workload_error", "seconds"]).to_csv(path, index=False)
@@ -78,5 +79,6 @@ def test_gem_reference_table_averages_seeds_and_keeps_the_workload(tmp_path):
     assert row[("reference", "error")] == pytest.approx(0.012)
     assert row[("reference", "error_max")] == pytest.approx(0.013)
     assert row[("ours / reference", "error")] == pytest.approx(0.011 / 0.012)
+    assert row[("ours-stop-1.2 / reference", "error")] == pytest.approx(0.006 / 0.012)
     assert baseline_reference_table("gem", "skewed", path) is None
     assert baseline_reference_table("gem", "all-3way", tmp_path / "absent.csv") is None

@@ -97,7 +97,8 @@ def baseline_reference_table(mechanism: str, workload: str, path: Path | None = 
     """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem" or
     "privmrf") on ``workload``: per (dataset, epsilon) and engine the seeds run and the mean, min
     and max workload error and mean seconds, with ``ours / reference``, the ratio of the mean
-    errors; None when nothing was run.
+    errors (and one such ratio for each variant of ours, an engine named ``ours-...``); None when
+    nothing was run.
     """
     path = path or results_dir() / reference_csv(mechanism)
     if not path.is_file():
@@ -111,6 +112,7 @@ def baseline_reference_table(mechanism: str, workload: str, path: Path | None = 
         seeds=("seed", "nunique"), error=("workload_error", "mean"),
         error_min=("workload_error", "min"), error_max=("workload_error", "max"),
         seconds=("seconds", "mean")).unstack("engine").swaplevel(axis=1).sort_index(axis=1)
-    table[("ours / reference", "error")] = (table[("ours", "error")]
-                                            / table[("reference", "error")])
+    for engine in sorted({e for e, _ in table.columns if e.startswith("ours")}):
+        table[(f"{engine} / reference", "error")] = (table[(engine, "error")]
+                                                     / table[("reference", "error")])
     return table
