@@ -59,9 +59,10 @@ candidate, 400 distance queries a step, 3000 Private-PGM iterations a fit. What 
   measured. The code stops each fit early, once its loss is below 1.2 times (the last fit: 0.7
   times) the loss expected of the data's own marginals under the noise, tested every 50
   iterations; ``stop_ratio`` = 1.2 does the same, None (the default for now) runs every
-  iteration. On nltcs at equal noise the stopping rule took our error from 34 % above the code's
-  to 13 % above at epsilon 0.4 and to 1 % below at 3.2, four to six times faster (one seed, a
-  scratch run); making it the default waits for the grids to be recomputed.
+  iteration. On nltcs at equal noise (``benchmarks/privmrf_reference.py``, three seeds) the rule
+  takes our mean error from 12-26 % above the code's to 4-7 % above at epsilon 0.4 to 3.2 (and
+  from 5 % to 7 % below at 0.1), in a quarter of the time; making it the default waits for the
+  grids to be recomputed.
 * Triangulation: networkx's minimal triangulation (MCS-M) instead of the code's elimination by
   initial degree.
 * Dataset-specific settings of the code are not reproduced: a model cap of 3e7 cells on adult

@@ -174,14 +174,14 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
 PRIVMRF_CAVEATS = (
     "Two things may weigh against PrivMRF here. The capacity cut: 1 MB caps its largest clique "
     "at 131,072 cells where the paper allowed 1e7. And our re-implementation: side by side with "
-    "the authors' code on nltcs at equal noise (benchmarks/privmrf_reference.py, seed 0, in "
-    "results/aim/benchmarks/privmrf-reference.csv), our error is 4 % lower at epsilon 0.1 and "
-    "13 to 34 % higher at 0.4 to 3.2 (0.4: 0.021 against 0.015; a scratch run of three seeds "
-    "agrees, 0.020 against 0.016, with the same number of marginals and the same noise). Their "
-    "fits stop after about 50 mirror-descent steps, once the loss is below 1.2 times its "
-    "expected value under the noise (0.7 times for the last); these runs fit every iteration. "
-    "With that rule (PrivMRFConfig.stop_ratio = 1.2, off until these grids are recomputed) a "
-    "scratch run on the same seed came to 13 % above theirs at 0.4 and 1 % below at 3.2.")
+    "the authors' code on nltcs at equal noise (benchmarks/privmrf_reference.py, three seeds, in "
+    "results/aim/benchmarks/privmrf-reference.csv), our mean error at the defaults is 5 % lower "
+    "at epsilon 0.1 and 12 to 26 % higher at 0.4 to 3.2, with the same number of marginals and "
+    "the same noise. Their fits stop after about 50 mirror-descent steps, once the loss is below "
+    "1.2 times its expected value under the noise (0.7 times for the last); these runs fit every "
+    "iteration. With their rule (PrivMRFConfig.stop_ratio = 1.2, off until these grids are "
+    "recomputed) ours is 7 % lower at 0.1 and 4 to 7 % higher at 0.4 to 3.2, and faster than "
+    "theirs.")
 PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in 39 % of the 36 "
     "settings, more than any other mechanism (MWEM+PGM 19 %, PrivBayes+PGM 17 %) but not most. "
