@@ -180,13 +180,19 @@ else:
 # %% tags=["hide-input"]
 from reprolib.papers.aim.reference import baseline_reference_table
 
-gem_side_by_side = baseline_reference_table("gem", workload)
-if gem_side_by_side is None:
-    print(f"no side-by-side runs of GEM on the {workload} workload")
-else:
-    display(gem_side_by_side.style.format("{:.4f}").format(
-        "{:.0f}", subset=[c for c in gem_side_by_side if c[1] in ("seeds", "seconds")])
+
+def show_side_by_side(mechanism: str, name: str) -> None:
+    """The benchmark's side-by-side table of ``mechanism`` on this page's workload."""
+    table = baseline_reference_table(mechanism, workload)
+    if table is None:
+        print(f"no side-by-side runs of {name} on the {workload} workload")
+        return
+    display(table.style.format("{:.4f}").format(
+        "{:.0f}", subset=[c for c in table if c[1] in ("seeds", "seconds")])
         .format_index("{:g}", level="epsilon"))
+
+
+show_side_by_side("gem", "GEM")
 
 # %% [markdown]
 # ## PrivMRF beside its authors' code
@@ -203,10 +209,4 @@ else:
 # `results/aim/benchmarks/privmrf-reference.csv`; nothing is computed here.
 
 # %% tags=["hide-input"]
-privmrf_side_by_side = baseline_reference_table("privmrf", workload)
-if privmrf_side_by_side is None:
-    print(f"no side-by-side runs of PrivMRF on the {workload} workload")
-else:
-    display(privmrf_side_by_side.style.format("{:.4f}").format(
-        "{:.0f}", subset=[c for c in privmrf_side_by_side if c[1] in ("seeds", "seconds")])
-        .format_index("{:g}", level="epsilon"))
+show_side_by_side("privmrf", "PrivMRF")
