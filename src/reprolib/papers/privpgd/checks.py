@@ -243,13 +243,18 @@ CHECKS: tuple[Check, ...] = (
            "(paper: every dataset but one error)", _beats_mst_on_queries),
     _check("privpgd-downstream", "privpgd-fig1", "claim",
            "Section 4.3: PrivPGD's downstream error is consistently better than PGM+MST's",
-           _downstream_vs_mst),
+           _downstream_vs_mst,
+           deviation=f"Not reproduced at {SCALE} scale since taxi's stand-in joined: PrivPGD's "
+           "downstream error is at most PGM+MST's on income, mobility, public coverage and "
+           "travel time, and above it on employment, diabetes, medical charges (where the "
+           "reduced PrivPGD is far from converged) and the two money targets, Black Friday's "
+           f"and taxi's stand-ins (the Figure 1 page). {_UNEQUAL}"),
     _check("privpgd-lowest-sw1", "privpgd-fig2", "claim",
            "Figure 2: at ε = 2.5 PrivPGD has the lowest average SW1 on most datasets",
            _lowest_sw1,
            deviation=f"Not reproduced at {SCALE} scale: Private GSD has the lowest SW1 on seven "
-           "of the eight datasets run and PGM+AIM on the eighth, Medical charges, where the "
-           "reduced PrivPGD is far from converged (the observed column). "
+           "of the nine datasets and PGM+AIM on the other two, taxi's stand-in and Medical "
+           "charges, where the reduced PrivPGD is far from converged (the observed column). "
            f"{_UNEQUAL} Under mbi 2.0's step rule, which fitted the baselines worse, PrivPGD led "
            "PGM+AIM and PGM+MST (the small results committed before the 2022 rule became the "
            "default, without Private GSD)."),

@@ -89,7 +89,7 @@ PROFILES: dict[Scale, Profile] = {
     # datasets and mechanisms join as their grids are completed, the rest are listed by
     # ``pending_datasets`` and ``pending_mechanisms``
     "small": Profile(datasets=("income", "employment", "traveltime", "publiccoverage",
-                               "mobility", "medical", "blackfriday", "diabetes"),
+                               "mobility", "medical", "taxi", "blackfriday", "diabetes"),
                      substitute="only",
                      attributes=None, max_records=None, trials=3,
                      privpgd=_shortened(100, 200, n_particles=10_000, projection_directions=50),
