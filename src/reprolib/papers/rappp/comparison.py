@@ -132,7 +132,8 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
     # (``pending_datasets``, ``pending_mechanisms``);
     # compute knobs cut as for Figure 1
     "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
-                                          "married/ma2018", "hispanic/tx2018"), trials=4,
+                                          "married/ma2018", "hispanic/ma2018",
+                                          "hispanic/tx2018"), trials=4,
                                 mechanisms=("RAP++", "RAP", "PGM", "DP-MERF"),
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000),
