@@ -20,7 +20,8 @@ paper (:func:`reprolib.metrics.workload_error`) on ``--workload``. Rows are appe
         --reference /tmp/PrivMRF --dataset nltcs --epsilon 0.1 0.4 1.6 3.2 --seed 0 1 2 \\
         --out results/aim/benchmarks/privmrf-reference.csv   (the Figures 1-3 pages read it)
 
-``--stop-ratio 1.2 --ours-only`` adds rows of ours with the authors' early stopping.
+Ours runs with the authors' early stopping unless ``--no-stop``; ``--ours-only`` adds rows of ours
+beside existing ones.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workload", default="all-3way")
     parser.add_argument("--epsilon", type=float, nargs="+", default=[0.1, 0.4, 1.6, 3.2])
     parser.add_argument("--seed", type=int, nargs="+", default=[0])
-    parser.add_argument("--stop-ratio", type=float, default=None,
-                        help="run ours with PrivMRFConfig.stop_ratio (the authors' early "
-                             "stopping; their 1.2); its rows are labelled ours-stop-<ratio>")
+    parser.add_argument("--stop-ratio", type=float, default=PrivMRFConfig.stop_ratio,
+                        help="ours' PrivMRFConfig.stop_ratio (the authors' early stopping; "
+                             "default: theirs, 1.2); its rows are labelled ours-stop-<ratio>")
+    parser.add_argument("--no-stop", action="store_true",
+                        help="run ours without early stopping (rows labelled ours-stop-none)")
     parser.add_argument("--ours-only", action="store_true",
                         help="skip the reference (to add rows of ours beside existing ones)")
     parser.add_argument("--out", type=Path, required=True)
@@ -107,8 +110,9 @@ def main() -> None:
     package = import_reference(args.reference.resolve())
     from PrivMRF.utils.tools import privacy_budget
 
-    config = PrivMRFConfig(stop_ratio=args.stop_ratio)
-    label = "ours" if args.stop_ratio is None else f"ours-stop-{args.stop_ratio:g}"
+    ratio = None if args.no_stop else args.stop_ratio
+    config = PrivMRFConfig(stop_ratio=ratio)
+    label = "ours-stop-none" if ratio is None else f"ours-stop-{ratio:g}"
 
     revision = collect_provenance("cpu")["git_revision"]
     for name in args.dataset:

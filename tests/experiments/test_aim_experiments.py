@@ -3,11 +3,13 @@
 import pytest
 
 from reprolib.experiments import get_experiment
+from reprolib.mechanisms.marginal.privmrf import PrivMRFConfig
 from reprolib.papers.aim.experiments import FIRE_ZERO_PAIRS, structural_zeros
 from reprolib.papers.aim.setup import (
     FIGURE_MECHANISMS,
     PAPER_EPSILONS,
     PROFILES,
+    REGISTERED,
     SINGLE_FIT,
     build_mechanism,
     build_workload,
@@ -31,7 +33,7 @@ def test_paper_profile_is_the_papers_grid():
 @pytest.mark.parametrize("artifact", ["aim-fig1", "aim-fig2", "aim-fig3"])
 def test_figure_grids_cover_every_setting(artifact):
     cells = grid(artifact, "paper")
-    assert len(cells) == 6 * 8 * 9 * 5  # datasets x mechanisms x epsilons x trials
+    assert len(cells) == 6 * 9 * 9 * 5  # datasets x mechanisms x epsilons x trials
     assert {c.mechanism for c in cells} == set(FIGURE_MECHANISMS)
     assert len(set(cells)) == len(cells)
     assert grid(artifact, "smoke", epsilons=[0.5, 2.0])[0].epsilon == 0.5
@@ -88,9 +90,9 @@ def test_fire_zero_pairs_are_empty_cells_of_the_data():
 def test_every_figure_mechanism_builds_with_its_declared_relation():
     for name in PROFILES["paper"].mechanisms + ("MWEM+RP",):
         mechanism = build_mechanism(name, {"pgm_iters": 10, "max_model_size_mb": 1.0})
-        assert mechanism.name == name
+        assert mechanism.name == REGISTERED.get(name, name)
     with pytest.raises(ValueError, match="unknown mechanism"):
-        build_mechanism("RAP", {"pgm_iters": 10})
+        build_mechanism("RAP++", {"pgm_iters": 10})
 
 
 def test_study_grids_follow_their_settings():
@@ -133,3 +135,34 @@ def test_privmrf_caps_its_largest_clique_at_the_profile_capacity():
         assert config.max_clique_mb == profile.max_model_size_mb
         assert config.pgm_iters == profile.pgm_iters
         assert config.final_pgm_iters == (profile.final_pgm_iters or profile.pgm_iters)
+        assert config.stop_ratio == cell.params["stop_ratio"] == PrivMRFConfig.stop_ratio == 1.2
+
+
+def test_large_domains_keep_their_own_capacity_at_small_scale():
+    small = PROFILES["small"]
+    assert dict(small.capacity_by_dataset) == {"fire": 10.0, "msnbc": 10.0}
+    cells = grid("aim-fig1", "small", datasets=["titanic", "fire", "msnbc"])
+    for cell in cells:
+        aim_mb, mwem_mb = small.capacities(cell.dataset)
+        assert cell.params["max_model_size_mb"] == aim_mb
+        assert cell.params.get("mwem_max_model_size_mb", mwem_mb) == mwem_mb
+        built = {"AIM": "max_model_size_mb", "PrivMRF": "max_clique_mb",
+                 "MWEM+PGM": "max_model_size_mb"}
+        if cell.mechanism in built:
+            config = build_mechanism(cell.mechanism, cell.params).config
+            expected = mwem_mb if cell.mechanism == "MWEM+PGM" else aim_mb
+            assert getattr(config, built[cell.mechanism]) == expected
+    assert small.capacities("titanic") == (1.0, 1.0 * 25 / 80)
+    assert small.capacities("fire") == (10.0, 10.0 * 25 / 80)
+    assert PROFILES["paper"].capacities("fire") == (80.0, 25.0)
+
+
+def test_rap_runs_in_the_paper_grid_only_and_is_listed_as_pending_below_it():
+    from reprolib.papers.aim.setup import pending_mechanisms
+
+    for scale in ("smoke", "small"):
+        assert "RAP" not in {c.mechanism for c in grid("aim-fig1", scale)}
+        assert "RAP" in pending_mechanisms(scale)
+    rap = [c for c in grid("aim-fig1", "paper") if c.mechanism == "RAP"]
+    assert len(rap) == 6 * 9 * 5
+    assert build_mechanism("RAP", rap[0].params).name == "RAP-queries"

@@ -40,11 +40,13 @@ def test_distance_figures_and_tables_read_the_comparison_runs(artifact, source):
 
 
 def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_settings():
-    for name in ("PGM+AIM", "PGM+MST", "GEM"):
+    for name in ("PGM+AIM", "PGM+MST", "GEM", "RAP"):
         params = cell_params(comparison_settings("small", 2.5), name)
         assert "privpgd" not in params  # PrivPGD's settings do not key the baselines' runs
         assert build_mechanism(name, params).traits.relation is NeighbourRelation.REPLACE_ONE
     assert "pgm_iters" not in cell_params(comparison_settings("small", 2.5), "GEM")
+    assert build_mechanism("RAP", cell_params(comparison_settings("paper", 2.5), "RAP")
+                           ).name == "RAP-queries"
     params = cell_params(comparison_settings("small", 2.5), "PrivPGD")
     assert "pgm_iters" not in params
     privpgd = build_mechanism("PrivPGD", params, device="cpu").config
@@ -55,7 +57,7 @@ def test_baselines_account_under_replace_one_and_privpgd_takes_the_scale_setting
     assert math.isclose(privpgd.projection_iterations / privpgd.projection_lr_step, 1750 / 100,
                         rel_tol=0.1)
     with pytest.raises(ValueError, match="re-run"):
-        build_mechanism("RAP", params)
+        build_mechanism("RAP++", params)
 
 
 def test_constraint_grid_sweeps_the_strength_on_two_datasets():
@@ -74,3 +76,9 @@ def test_protected_query_follows_the_authors_income_weights():
     theta, b = protected_query("employment", ("AGEP", "EDU", "DPHY", "SEX", "RAC1P", "label"))
     assert theta == (0.0, 0.8843252, 0.0, 0.557365, 0.49245986, 0.9226635)
     assert math.isclose(b, sum(theta) / 2)
+
+
+def test_rap_is_in_the_paper_grid_only():
+    for scale in ("smoke", "small"):
+        assert "RAP" in pending_mechanisms(scale) and "RAP" not in PROFILES[scale].mechanisms
+    assert "RAP" in PROFILES["paper"].mechanisms

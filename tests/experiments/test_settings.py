@@ -29,7 +29,7 @@ def test_an_unknown_name_is_refused_with_the_valid_fields(scratch_dirs):
     assert str(error.value) == ("prelim-conversions has no setting(s) ['epsilon']; its settings "
                                 "are ['deltas', 'epsilons', 'sensitivity']")
     with pytest.raises(TypeError, match=r"aim-fig1 has no setting\(s\) \['epsilon'\]; its "
-                                         r"settings are \['attributes', 'datasets', 'epsilons'"):
+                                         r"settings are \['attributes', 'capacity_by_dataset', 'datasets'"):
         get_experiment("aim-fig1").settings_at("smoke", {"epsilon": [1.0]})
     with pytest.raises(TypeError, match=r"its settings are \[\]"):
         get_experiment("aim-fig5").settings_at("smoke", {"pgm_iters": 10})
@@ -39,9 +39,9 @@ def test_an_unknown_name_is_refused_with_the_valid_fields(scratch_dirs):
     ("prelim-conversions", {"sensitivity": "2"}, "prelim-conversions.sensitivity must be float"),
     ("prelim-conversions", {"epsilons": 1.0}, "prelim-conversions.epsilons must be a tuple"),
     ("aim-fig1", {"trials": 1.5}, "aim-fig1.trials must be int"),
-    ("aim-fig1", {"mechanisms": ["AIM", "RAP"]}, "aim-fig1.mechanisms[1] must be one of"),
+    ("aim-fig1", {"mechanisms": ["AIM", "RAP++"]}, "aim-fig1.mechanisms[1] must be one of"),
     ("aim-fig1", {"loss_weighting": "inverse"}, "aim-fig1.loss_weighting must be one of"),
-    ("privpgd-fig1", {"mechanisms": ["RAP"]}, "privpgd-fig1.mechanisms[0] must be one of"),
+    ("privpgd-fig1", {"mechanisms": ["RAP++"]}, "privpgd-fig1.mechanisms[0] must be one of"),
     ("privpgd-fig3", {"substitute": "maybe"}, "privpgd-fig3.substitute must be one of"),
     ("privpgd-fig1", {"max_records": "all"}, "privpgd-fig1.max_records must be int | None"),
 ])
@@ -101,11 +101,13 @@ def test_overrides_change_the_grid_and_only_what_they_name():
 
 
 def test_aim_can_build_every_mechanism_its_settings_accept():
-    from reprolib.papers.aim.setup import CONFIG_FROM_PARAMS, Mechanism, build_mechanism
+    from reprolib.papers.aim.setup import CONFIG_FROM_PARAMS, REGISTERED, Mechanism, build_mechanism
 
     assert set(CONFIG_FROM_PARAMS) == set(typing.get_args(Mechanism))
     for name in CONFIG_FROM_PARAMS:
-        assert build_mechanism(name, {"pgm_iters": 3, "max_model_size_mb": 1.0}).name == name
+        built = build_mechanism(name, {"pgm_iters": 3, "max_model_size_mb": 1.0})
+        assert built.name == REGISTERED.get(name, name)
+    assert REGISTERED == {"RAP": "RAP-queries"}
 
 
 def test_aim_final_fit_runs_its_own_iterations_only_where_a_cell_records_them():

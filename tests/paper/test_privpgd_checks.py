@@ -17,11 +17,12 @@ def _statuses(root):
 def test_committed_results_fail_no_privpgd_check():
     statuses = _statuses(COMMITTED)
     assert statuses and set(statuses.values()) <= {"pass", "not-applicable", "deviation"}, statuses
-    # the documented findings: Private GSD (and PGM+AIM on one dataset) has the lowest SW1, at
-    # small scale and against PrivPGD's paper-setting runs; the constraint costs utility
+    # the documented findings: Private GSD (and PGM+AIM on two datasets) has the lowest SW1, at
+    # small scale and against PrivPGD's paper-setting runs; the constraint costs utility;
+    # PGM+MST's downstream error is the lower on five of the nine datasets
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
-        "privpgd-constraint-keeps-utility", "privpgd-edge-shrinks", "privpgd-lowest-sw1",
-        "privpgd-lowest-sw1-paper"]
+        "privpgd-constraint-keeps-utility", "privpgd-downstream", "privpgd-edge-shrinks",
+        "privpgd-lowest-sw1", "privpgd-lowest-sw1-paper"]
     assert statuses["privpgd-budget-paper"] == "pass"
     # offline, every dataset is a stand-in: comparisons with the paper's tables do not apply
     assert statuses["privpgd-band-eps2.5"] == statuses["privpgd-data-sizes"] == "not-applicable"
@@ -84,11 +85,13 @@ def test_a_documented_deviation_that_stops_failing_turns_into_a_failure(copy_of_
     assert _statuses(copy_of_results)["privpgd-constraint-keeps-utility"] == "fail"
 
 
-def test_worse_downstream_fails_the_downstream_claim(copy_of_results, tamper, metrics_changed):
+def test_the_downstream_deviation_goes_stale_when_privpgd_wins_downstream(
+        copy_of_results, tamper, metrics_changed):
     def change(values, row):
         if row["mechanism"] == "PrivPGD":
-            values["downstream_error"] = 1.0
+            values["downstream_error"] = 0.0
 
+    assert _statuses(copy_of_results)["privpgd-downstream"] == "deviation"
     tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["privpgd-downstream"] == "fail"
 

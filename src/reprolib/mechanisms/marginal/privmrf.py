@@ -58,11 +58,10 @@ candidate, 400 distance queries a step, 3000 Private-PGM iterations a fit. What 
   the fitted distribution is the same family either way; the graph still bounds what may be
   measured. The code stops each fit early, once its loss is below 1.2 times (the last fit: 0.7
   times) the loss expected of the data's own marginals under the noise, tested every 50
-  iterations; ``stop_ratio`` = 1.2 does the same, None (the default for now) runs every
-  iteration. On nltcs at equal noise (``benchmarks/privmrf_reference.py``, three seeds) the rule
-  takes our mean error from 12-26 % above the code's to 4-7 % above at epsilon 0.4 to 3.2 (and
-  from 5 % to 7 % below at 0.1), in a quarter of the time; making it the default waits for the
-  grids to be recomputed.
+  iterations; ours does the same by default (``stop_ratio`` = 1.2; None runs every iteration).
+  On nltcs at equal noise (``benchmarks/privmrf_reference.py``, three seeds) the rule takes our
+  mean error from 12-26 % above the code's to 4-7 % above at epsilon 0.4 to 3.2 (and from 5 % to
+  7 % below at 0.1), in a quarter of the time.
 * Triangulation: networkx's minimal triangulation (MCS-M) instead of the code's elimination by
   initial degree.
 * Dataset-specific settings of the code are not reproduced: a model cap of 3e7 cells on adult
@@ -134,9 +133,10 @@ class PrivMRFConfig:
         pgm_iters: Private-PGM iterations of each fit but the last.
         final_pgm_iters: iterations of the last fit; None: ``pgm_iters``.
         step_rule: Private-PGM's line search (``reprolib.mechanisms.pgm``).
-        stop_ratio: the authors' early stopping, off with None: every ``STOP_CHECK_EVERY``
-            iterations a fit stops once its loss is below this multiple of the loss the data's
-            own marginals would have under the noise (half the measured cells; the code: 1.2).
+        stop_ratio: the authors' early stopping (their 1.2), off with None: every
+            ``STOP_CHECK_EVERY`` iterations a fit stops once its loss is below this multiple of
+            the loss the data's own marginals would have under the noise (half the measured
+            cells).
         final_stop_ratio: the multiple for the last fit (the code: 0.7), which also runs at
             least three times the mean iterations of the fits before it.
     """
@@ -154,7 +154,7 @@ class PrivMRFConfig:
     pgm_iters: int = 3000
     final_pgm_iters: int | None = None
     step_rule: StepRule = "backtracking-2022"
-    stop_ratio: float | None = None
+    stop_ratio: float | None = 1.2
     final_stop_ratio: float = 0.7
 
     def __post_init__(self) -> None:

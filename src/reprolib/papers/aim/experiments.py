@@ -14,6 +14,7 @@ import numpy as np
 from reprolib.experiments._experiment import Experiment, NoSettings, no_settings
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
+from reprolib.mechanisms.marginal.privmrf import PrivMRFConfig
 from reprolib.papers.aim.setup import (
     AIM_DATASETS,
     DELTA,
@@ -54,8 +55,8 @@ FIRE_ZERO_PAIRS = (
 TITANIC_ZERO_PAIRS = (("Pclass", "SibSp"), ("SibSp", "Embarked"))
 
 
-def _profile_params(profile: Profile) -> dict[str, object]:
-    return run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
+def _profile_params(profile: Profile, dataset: str) -> dict[str, object]:
+    return run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.capacities(dataset)[0],
                       loss_weighting=profile.loss_weighting, step_rule=profile.step_rule,
                       attributes=profile.attributes, final_pgm_iters=profile.final_pgm_iters)
 
@@ -100,16 +101,21 @@ def _dataset_statistics(cell: Cell, device: str) -> dict[str, object]:
 # -- Figures 1-3: workload error against epsilon -------------------------------------------------
 
 def _figure_cells(artifact: str):
-    def cells(scale: Scale, profile: Profile) -> list[Cell]:
-        params = {**_profile_params(profile), "workload": FIGURE_WORKLOADS[artifact]}
+    def params(profile: Profile, dataset: str, mechanism: str) -> dict[str, object]:
         # a cell records only the settings its mechanism reads: MWEM+PGM's cap, and no reduced
         # iterations for the mechanisms that keep their reference ones
-        by_mechanism = {
-            "MWEM+PGM": {**params, "mwem_max_model_size_mb": float(profile.mwem_max_model_size_mb)},
-            **{m: {k: v for k, v in params.items() if k not in ("pgm_iters", "final_pgm_iters")}
-               for m in SINGLE_FIT}}
+        params = {**_profile_params(profile, dataset), "workload": FIGURE_WORKLOADS[artifact]}
+        if mechanism == "MWEM+PGM":
+            return {**params, "mwem_max_model_size_mb": float(profile.capacities(dataset)[1])}
+        if mechanism == "PrivMRF":  # its early stopping, recorded so that a new default reruns
+            return {**params, "stop_ratio": PrivMRFConfig.stop_ratio}
+        if mechanism in SINGLE_FIT:
+            return {k: v for k, v in params.items() if k not in ("pgm_iters", "final_pgm_iters")}
+        return params
+
+    def cells(scale: Scale, profile: Profile) -> list[Cell]:
         return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
-                     params=by_mechanism.get(m, params))
+                     params=params(profile, d, m))
                 for d, m, e, t in itertools.product(profile.datasets, profile.mechanisms,
                                                     profile.epsilons, range(profile.trials))]
     return cells

@@ -12,7 +12,7 @@ from reprolib.papers.aim.setup import WORKLOAD_AWARE
 MECHANISM_COLOURS = {
     "AIM": "#d62728", "MWEM+PGM": "#1f77b4", "MWEM+RP": "#17becf", "MST": "#2ca02c",
     "PrivBayes+PGM": "#9467bd", "Independent": "#7f7f7f", "Gaussian": "#ff7f0e",
-    "GEM": "#8c564b", "PrivMRF": "#e377c2",
+    "GEM": "#8c564b", "RAP": "#bcbd22", "PrivMRF": "#e377c2",
 }
 
 

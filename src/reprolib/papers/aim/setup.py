@@ -26,14 +26,14 @@ AIM_DATASETS = ("adult", "salary", "msnbc", "fire", "nltcs", "titanic")
 NATURAL_TARGETS = {"adult": "income>50K", "titanic": "Survived"}
 WORKLOAD_SEED = 0  # one seed for every random workload, so all mechanisms see the same queries
 WORKLOADS = ("all-3way", "target", "skewed")
-WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "GEM", "Gaussian", "MWEM+RP")
+WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "GEM", "RAP", "Gaussian", "MWEM+RP")
 # the mechanisms that fit Private-PGM once; they keep their configs' iterations at every scale.
 # Measured on this project's 2-core VM, all-3way, eps 1, seed 0: PrivBayes+PGM on nltcs 37 s at
 # 100 iterations, 34 s at 1000 (error 0.081 and 0.032); MST on adult 11.9 s at 100, 12.5 s at
 # its 5000 (error 0.233 and 0.179). At large eps PrivBayes' networks grow and the fit dominates
 SINGLE_FIT = ("MST", "PrivBayes+PGM", "Independent")
 # the mechanisms the AIM experiments can build (``CONFIG_FROM_PARAMS``)
-Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "GEM", "PrivMRF", "MST", "PrivBayes+PGM",
+Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "GEM", "RAP", "PrivMRF", "MST", "PrivBayes+PGM",
                     "Independent", "Gaussian"]
 LOSS_WEIGHTING = "inverse-variance"  # Private-PGM's maximum-likelihood loss, as the reference code
 
@@ -57,6 +57,8 @@ class Profile:
             (``MWEMPGMConfig.max_model_size_mb``). The paper ran the baselines at their open-source
             defaults, and the reference MWEM+PGM caps its model at 25 MB; reduced scales cut it
             in proportion to AIM's capacity (25/80 of it), so both keep the paper's ratio.
+        capacity_by_dataset: Figures 1-3's datasets whose capacity differs from
+            ``max_model_size_mb`` (MWEM+PGM's cap follows in the same 25/80 ratio).
         mechanisms: the mechanisms of Figures 1-3 that run at this scale.
         loss_weighting: Private-PGM's loss (AIM's and MST's ``loss_weighting``).
         step_rule: Private-PGM's line search for every mechanism (the 2022 library's, which the
@@ -74,11 +76,21 @@ class Profile:
     loss_weighting: LossWeighting = LOSS_WEIGHTING
     step_rule: StepRule = "backtracking-2022"
     final_pgm_iters: int | None = None
+    capacity_by_dataset: Mapping[str, float] = dataclasses.field(default_factory=dict)
+
+    def capacities(self, dataset: str) -> tuple[float, float]:
+        """AIM's capacity and MWEM+PGM's cap in MB on ``dataset``."""
+        if dataset in self.capacity_by_dataset:
+            capacity = float(self.capacity_by_dataset[dataset])
+            return capacity, capacity * MWEM_CAPACITY_SHARE
+        return self.max_model_size_mb, self.mwem_max_model_size_mb
 
 
-FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "PrivMRF", "MST",
+FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "RAP", "PrivMRF", "MST",
                                              "PrivBayes+PGM", "Independent", "Gaussian")
-NOT_RERUN = ("RAP",)  # the paper's other baseline; later work re-runs it
+# RAP's defaults take 10,000 Adam steps (about 20 ms each on a CPU core): its grids are GPU work,
+# outside the reduced scales
+GPU_WORK: tuple[Mechanism, ...] = ("RAP",)
 # the reference code's MWEM+PGM cap (25 MB) over AIM's capacity (80 MB)
 MWEM_CAPACITY_SHARE = 25.0 / 80.0
 
@@ -86,13 +98,20 @@ PROFILES: dict[Scale, Profile] = {
     "smoke": Profile(datasets=("titanic",),
                      attributes=("Survived", "Pclass", "Sex", "SibSp", "Embarked"),
                      epsilons=(1.0,), trials=1, pgm_iters=50, max_model_size_mb=1.0,
-                     mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE, mechanisms=FIGURE_MECHANISMS),
+                     mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE,
+                     mechanisms=tuple(m for m in FIGURE_MECHANISMS if m not in GPU_WORK)),
     # the whole design at reduced compute; datasets and mechanisms join as their grids are
     # completed, the rest are listed by ``pending_datasets`` and ``pending_mechanisms``
     "small": Profile(datasets=("titanic", "nltcs", "adult", "salary"), attributes=None, epsilons=PAPER_EPSILONS,
                      trials=3, pgm_iters=100, max_model_size_mb=1.0,
                      mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE,
-                     mechanisms=tuple(m for m in FIGURE_MECHANISMS if m != "GEM")),
+                     # the large domains need more: at 1 MB AIM cannot hold fire's marginals
+                     # (all-3way error 0.135 at epsilon 100, 0.068 at 10 MB; the paper: 0.025 at
+                     # 80 MB) and no 3-way marginal of msnbc fits MWEM+PGM's first round. 10 MB
+                     # keeps a run within minutes on one core; spot cells show the paper's 80 MB
+                     capacity_by_dataset={"fire": 10.0, "msnbc": 10.0},
+                     mechanisms=tuple(m for m in FIGURE_MECHANISMS
+                                      if m not in ("GEM", *GPU_WORK))),
     "paper": Profile(datasets=AIM_DATASETS, attributes=None, epsilons=PAPER_EPSILONS, trials=5,
                      pgm_iters=1000, final_pgm_iters=2500, max_model_size_mb=80.0,
                      mwem_max_model_size_mb=80.0 * MWEM_CAPACITY_SHARE, mechanisms=FIGURE_MECHANISMS),
@@ -159,6 +178,8 @@ def build_workload(kind: str, data: Dataset, dataset: str) -> Workload:
     raise ValueError(f"unknown workload {kind!r}; choose one of {WORKLOADS}")
 
 
+# the figures' names that differ from the registry's (the AIM paper ran RAP on the workload's cells)
+REGISTERED = {"RAP": "RAP-queries"}
 # mechanism -> {config field: the cell parameters that set it, the first recorded one wins}; a
 # field none of whose parameters a cell records keeps the config's default (MWEM's rounds outside
 # Figure 7: None, that is d)
@@ -170,10 +191,12 @@ CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str | tuple[str, ...]]] = {
                  "max_model_size_mb": "mwem_max_model_size_mb"},
     "MWEM+RP": {"rounds": "rounds"},
     "GEM": {},  # the authors' example settings at every scale (see reprolib.mechanisms.relaxed.gem)
+    "RAP": {},  # its public code's defaults at every scale (reprolib.mechanisms.relaxed.rap_queries)
     # PrivMRF caps its largest clique where AIM caps its model (the paper's footnote 9: 80 MB is
     # PrivMRF's 1e7 cells), and refits like AIM each round
     "PrivMRF": {"pgm_iters": "pgm_iters", "final_pgm_iters": ("final_pgm_iters", "pgm_iters"),
-                "max_clique_mb": "max_model_size_mb", "step_rule": "step_rule"},
+                "max_clique_mb": "max_model_size_mb", "step_rule": "step_rule",
+                "stop_ratio": "stop_ratio"},
     "MST": {"loss_weighting": "loss_weighting", "step_rule": "step_rule"},
     "PrivBayes+PGM": {"step_rule": "step_rule"},
     "Independent": {"step_rule": "step_rule"},
@@ -186,7 +209,7 @@ def unread_params(mechanism: str) -> frozenset[str]:
     config does not read (``CONFIG_FROM_PARAMS``); the data's parameters are always read.
     """
     knobs = {"pgm_iters", "final_pgm_iters", "max_model_size_mb", "mwem_max_model_size_mb",
-             "loss_weighting", "step_rule", "rounds"}
+             "loss_weighting", "step_rule", "rounds", "stop_ratio"}
     read = CONFIG_FROM_PARAMS[mechanism].values()
     return frozenset(knobs.difference(*((k,) if isinstance(k, str) else k for k in read)))
 
@@ -205,7 +228,7 @@ def build_mechanism(name: str, params: Mapping[str, object], **fixed: object):
         recorded = [key for key in ((keys,) if isinstance(keys, str) else keys) if key in params]
         if recorded:
             values[field] = params[recorded[0]]
-    return build(name, values, **fixed)
+    return build(REGISTERED.get(name, name), values, **fixed)
 
 
 def run_mechanism(mechanism, data: Dataset, workload: Workload, epsilon: float, seed: int):
