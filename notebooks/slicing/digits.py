@@ -41,9 +41,12 @@
 # random Fourier features (Gaussian kernel of length scale √105 on pixels in [0, 1]), the
 # Gaussian mechanism with sensitivity 2/n on the same Rényi ledger and conversion as the slicing
 # methods, then a conditional generator trained on it for 5 epochs (Adam at 0.01, decayed by 0.9
-# per epoch, batches of 500). Ours is their fully connected generator; their convolutional one
-# for MNIST is not re-implemented. It reads the whole pool (its class sizes public, as in their
-# code), and releases as many images as the slicing methods, labels uniform.
+# per epoch, batches of 500). The generator is their convolutional one, which their script
+# uses for every image set: the code and the one-hot label pass a hidden layer of 200 and become
+# 16 maps of 7 × 7, upsampled twice to 28 × 28 through 5 × 5 convolutions (8 maps, then one),
+# a sigmoid per pixel (`generator="conv"`; `"fc"` switches to their fully connected one). It
+# reads the whole pool (its class sizes public, as in their code), and releases as many images
+# as the slicing methods, labels uniform.
 
 # %% tags=["parameters", "remove-cell"]
 scale = "small"

@@ -4,10 +4,11 @@ release, uniform labels."""
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
-from reprolib.data import MixedDataset
+from reprolib.data import Dataset, Domain, MixedDataset
 from reprolib.mechanisms import build, registration
 from reprolib.mechanisms.deep import dp_merf
 from reprolib.privacy import ORDERS, NeighbourRelation, PrivacyBudget, gaussian_rho
@@ -122,3 +123,43 @@ def test_tabular_labels_follow_the_released_proportions(small_mixed):
     synthetic = np.bincount(result.synthetic.column("SEX"), minlength=2) / 3000
     np.testing.assert_allclose(synthetic, real, atol=0.05)
     assert result.synthetic.domain == small_mixed.domain
+
+
+def _images(records=60, side=8, classes=3, seed=0):
+    """Labelled side x side greyscale images as mixed records: the label, one number per pixel."""
+    rng = np.random.default_rng(seed)
+    labels = Dataset(pd.DataFrame({"digit": rng.integers(0, classes, records)}),
+                     Domain(("digit",), (classes,)), "images")
+    pixels = tuple(f"pixel{i}" for i in range(side * side))
+    return MixedDataset(labels, rng.uniform(size=(records, side * side)), pixels, ("digit",),
+                        "images")
+
+
+def test_the_conv_generator_is_the_authors_architecture():
+    """ConvCondGen at the authors' MNIST settings: 5 + 10 inputs, 200 hidden, 16 maps of 7 x 7,
+    kernels 5, 8 then 1 channel; its parameters counted layer by layer."""
+    generator = dp_merf._ConvConditionalGenerator(5, 10, 200, 28, (16, 8), (5, 5))
+    expected = ((15 * 200 + 200) + 2 * 200            # first linear layer, its batch norm
+                + (200 * 784 + 784) + 2 * 784         # to 16 x 7 x 7 maps, their batch norm
+                + (16 * 8 * 25 + 8) + (8 * 1 * 25 + 1))  # the two 5 x 5 convolutions
+    assert sum(p.numel() for p in generator.parameters()) == expected
+    images = generator(torch.randn(4, 15))
+    assert images.shape == (4, 784) and bool(((images > 0) & (images < 1)).all())
+
+
+def test_the_conv_generator_fits_images_and_spends_the_budget():
+    data = _images()
+    result = _fit(data, generator="conv", hidden=(12, 12), channels=(4, 2), n_synthetic=30)
+    assert result.synthetic.numerical.shape == (30, 64)
+    assert ((result.synthetic.numerical >= 0) & (result.synthetic.numerical <= 1)).all()
+    assert math.isclose(result.ledger.spent_epsilon(), EPSILON, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("side", [6, 8])
+def test_the_conv_generator_refuses_records_that_are_not_images(small_mixed, side):
+    data = small_mixed if side == 8 else _images(side=side)  # categorical blocks; 6 is not 4k
+    mechanism = build("DP-MERF", {**registration("DP-MERF").quick, "generator": "conv"})
+    budget = PrivacyBudget.from_epsilon_delta(EPSILON, DELTA,
+                                              relation=NeighbourRelation.REPLACE_ONE)
+    with pytest.raises(ValueError, match="square greyscale images"):
+        mechanism.fit(data, budget, np.random.default_rng(0))

@@ -53,8 +53,8 @@ def test_the_small_grid_and_the_mechanisms_settings():
         400, "public", "unit")
     assert config.n_synthetic == 4000
     merf = next(c for c in cells if c.mechanism == "DP-MERF")
-    assert build("DP-MERF", mechanism_config("DP-MERF", dict(merf.params))).config.n_synthetic \
-        == 4000
+    merf_config = build("DP-MERF", mechanism_config("DP-MERF", dict(merf.params))).config
+    assert (merf_config.n_synthetic, merf_config.generator) == (4000, "conv")
 
 
 def _runs(accuracies):

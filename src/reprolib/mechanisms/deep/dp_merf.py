@@ -17,11 +17,12 @@ the squared distance between the released embedding and its own batch's.
 
 Records are the data's one-hot categorical blocks (without the label) and its numbers, in the
 [0, 1] coding of the :class:`~reprolib.data.MixedDataset`, taken as public (for images: pixel
-intensities); the generator outputs one softmax per block and a sigmoid per number. Our
-generator is the authors' fully connected one (``FCCondGen``: two hidden layers with batch
-normalisation) for every data kind; their convolutional generator for MNIST is not
-re-implemented (said so on the pages that use it). The labels of the synthetic records are
-uniform, as the authors' balanced code draws them: class sizes are not released.
+intensities); the generator outputs one softmax per block and a sigmoid per number. Two
+generators, the authors' two (``code_balanced/models_gen.py``), selected by ``generator``:
+``"fc"``, their ``FCCondGen`` (two hidden layers with batch normalisation), for any records, and
+``"conv"``, their ``ConvCondGen``, which their labelled-data script uses for every image set
+(MNIST, Fashion-MNIST): records that are square greyscale images. The labels of the synthetic
+records are uniform, as the authors' balanced code draws them: class sizes are not released.
 
 :data:`TABULAR` switches to the authors' code for tabular data (``code_tab``): the class
 proportions are released too (sensitivity sqrt(2)/n, the same noise multiplier as the
@@ -68,6 +69,7 @@ CHUNK = 1024
 
 Labels = Literal["uniform", "private"]
 Embedding = Literal["rff", "mixed"]
+Generator = Literal["fc", "conv"]
 SMALLEST_WEIGHT = 1e-3
 """A noisy class proportion below this is raised to it (the authors' code)."""
 
@@ -83,9 +85,15 @@ class DPMERFConfig:
             MNIST value is sqrt(105) (their ``rff_sigma`` 105 is l squared). None: sqrt(p / 6)
             for the p columns it applies to (ours).
         code: Gaussian inputs of the generator beside the one-hot label (the authors: 5).
-        hidden: the generator's two hidden widths (the authors: 200 for their ``gen_spec``; a
-            second width is ours, as wide as the first). None: 4 and 2 times the width of a
-            record (their tabular code).
+        generator: ``"fc"`` (fully connected, any records) or ``"conv"`` (the authors' image
+            generator: records must be square greyscale images whose side is a multiple of 4).
+        hidden: the generator's hidden widths. ``"fc"``: two (the authors: 200 for their
+            ``gen_spec``; a second width is ours, as wide as the first; None: 4 and 2 times the
+            width of a record, their tabular code). ``"conv"``: the first is the width of its
+            one hidden layer (the authors: 200).
+        channels, kernels: ``"conv"``'s feature maps: the channels of the map the hidden layer
+            is reshaped to and of the first convolution's output, and the two convolutions'
+            kernel sizes (the authors: 16, 8 and 5, 5).
         batch_size, epochs, learning_rate, decay: Adam on batches of generated records, n //
             batch_size steps per epoch, the rate times ``decay`` after each epoch (the
             authors: 500, 5, 0.01, 0.9).
@@ -102,7 +110,10 @@ class DPMERFConfig:
     features: int = 10_000
     length_scale: float | None = math.sqrt(105.0)
     code: int = 5
+    generator: Generator = "fc"
     hidden: tuple[int, int] | None = (200, 200)
+    channels: tuple[int, int] = (16, 8)
+    kernels: tuple[int, int] = (5, 5)
     batch_size: int = 500
     epochs: int = 5
     learning_rate: float = 0.01
@@ -130,6 +141,13 @@ class DPMERFConfig:
             raise ValueError(f"labels must be 'uniform' or 'private', got {self.labels!r}")
         if self.embedding not in ("rff", "mixed"):
             raise ValueError(f"embedding must be 'rff' or 'mixed', got {self.embedding!r}")
+        if self.generator not in ("fc", "conv"):
+            raise ValueError(f"generator must be 'fc' or 'conv', got {self.generator!r}")
+        if self.generator == "conv" and self.hidden is None:
+            raise ValueError("the conv generator needs its hidden width (hidden)")
+        if min(self.channels) < 1 or min(self.kernels) < 1 or not all(k % 2 for k in self.kernels):
+            raise ValueError(f"channels must be positive and kernels positive odd sizes, got "
+                             f"{self.channels!r} and {self.kernels!r}")
 
 
 TABULAR: dict[str, Any] = {"features": 2000, "code": 10, "hidden": None, "epochs": 200,
@@ -168,6 +186,8 @@ class DPMERF:
                        for a in data.domain.categorical.attributes if a != target)
         numbers = len(data.numerical_names)
         width = sum(blocks) + numbers
+        if config.generator == "conv":
+            _image_side(blocks, numbers)  # refuse records that are not images before any release
         features = FeatureMap.draw(blocks, numbers, config, rng)
         labels = data.column(target)
         weights = None
@@ -278,6 +298,57 @@ class _ConditionalGenerator(torch.nn.Module):
         return mixed_rows(self.network(inputs), self.blocks)
 
 
+class _ConvConditionalGenerator(torch.nn.Module):
+    """The authors' ``ConvCondGen`` for side x side greyscale images: [code, one-hot label] ->
+    a hidden layer (batch normalisation, ReLU) -> a linear layer with batch normalisation,
+    reshaped to ``channels[0]`` maps of side / 4 -> bilinear upsampling x2, a convolution to
+    ``channels[1]`` maps, ReLU -> upsampling x2, a convolution to one map -> a sigmoid per pixel.
+    The convolutions pad to keep their input's size.
+    """
+
+    def __init__(self, code: int, classes: int, hidden: int, side: int,
+                 channels: tuple[int, int], kernels: tuple[int, int]) -> None:
+        super().__init__()
+        self.channels, self.quarter = channels[0], side // 4
+        maps = channels[0] * self.quarter ** 2
+        self.dense = torch.nn.Sequential(
+            torch.nn.Linear(code + classes, hidden), torch.nn.BatchNorm1d(hidden),
+            torch.nn.ReLU(), torch.nn.Linear(hidden, maps), torch.nn.BatchNorm1d(maps))
+        self.image = torch.nn.Sequential(
+            torch.nn.UpsamplingBilinear2d(scale_factor=2),
+            torch.nn.Conv2d(channels[0], channels[1], kernels[0], padding=kernels[0] // 2),
+            torch.nn.ReLU(), torch.nn.UpsamplingBilinear2d(scale_factor=2),
+            torch.nn.Conv2d(channels[1], 1, kernels[1], padding=kernels[1] // 2))
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        maps = self.dense(inputs).reshape(-1, self.channels, self.quarter, self.quarter)
+        return torch.sigmoid(self.image(maps).flatten(start_dim=1))
+
+
+def _image_side(blocks: tuple[int, ...], numbers: int) -> int:
+    """The side of the square images the conv generator emits; refuses records that are not."""
+    side = math.isqrt(numbers)
+    if blocks or side * side != numbers or side % 4:
+        raise ValueError(f"the conv generator emits square greyscale images whose side is a "
+                         f"multiple of 4; these records have {len(blocks)} categorical "
+                         f"attribute(s) beside the label and {numbers} numbers: use "
+                         "generator='fc'")
+    return side
+
+
+def _build_generator(blocks: tuple[int, ...], numbers: int, classes: int,
+                     config: DPMERFConfig) -> torch.nn.Module:
+    """The configured generator for records of ``blocks`` one-hot blocks and ``numbers`` numbers."""
+    if config.generator == "conv":
+        assert config.hidden is not None  # checked by the config
+        return _ConvConditionalGenerator(config.code, classes, config.hidden[0],
+                                         _image_side(blocks, numbers), config.channels,
+                                         config.kernels)
+    width = sum(blocks) + numbers
+    hidden = config.hidden or (4 * width, 2 * width)
+    return _ConditionalGenerator(config.code, classes, hidden, blocks, numbers)
+
+
 def _rows(data: MixedDataset, target: str) -> np.ndarray:
     """One-hot blocks of every categorical attribute but ``target``, then the numbers."""
     codes = data.categorical.frame
@@ -295,17 +366,14 @@ def _inputs(labels: torch.Tensor, classes: int, code: int, noise: torch.Generato
 def _train(released: np.ndarray, features: FeatureMap, weights: np.ndarray | None,
            blocks: tuple[int, ...], numbers: int, classes: int, records: int,
            config: DPMERFConfig, seed: int, device: str
-           ) -> tuple[_ConditionalGenerator, dict[str, Any]]:
+           ) -> tuple[torch.nn.Module, dict[str, Any]]:
     """The generator whose batches' embeddings match ``released`` (post-processing only); with
     ``weights`` (released proportions) labels are drawn from them and both embeddings' label
     columns are divided by them.
     """
-    width = sum(blocks) + numbers
-    hidden = config.hidden or (4 * width, 2 * width)
     with torch.random.fork_rng(devices=[]):  # seeded initial weights, global state untouched
         torch.manual_seed(seed)
-        generator = _ConditionalGenerator(config.code, classes, hidden, blocks,
-                                          numbers).to(device)
+        generator = _build_generator(blocks, numbers, classes, config).to(device)
     scale = torch.ones(classes, device=device) if weights is None else \
         torch.as_tensor(weights, dtype=torch.float32, device=device)
     target = torch.as_tensor(released, dtype=torch.float32, device=device) / scale
@@ -335,7 +403,7 @@ def _train(released: np.ndarray, features: FeatureMap, weights: np.ndarray | Non
                        "training_seconds": time.perf_counter() - started}
 
 
-def _generate(generator: _ConditionalGenerator, labels: np.ndarray, classes: int, code: int,
+def _generate(generator: torch.nn.Module, labels: np.ndarray, classes: int, code: int,
               seed: int, device: str) -> np.ndarray:
     generator.eval()
     noise = torch.Generator(device=device).manual_seed(seed)

@@ -264,20 +264,24 @@ def _merf_crossover(ctx: CheckContext) -> Outcome:
                    f"{means.index[-1]:g}: {shown(high)}", expected)
 
 
-MERF_AHEAD_AT_SMALL = (
+MERF_AHEAD_ON_DIGITS = (
     "Not seen at small scale on the MNIST test-set halves: MERF (DP-MERF at its authors' "
-    "defaults) stays ahead of both slicing methods at every epsilon run, 1, 10 and 100 (the "
-    "observed column gives the means), while the slicing methods climb from near chance at 1 "
-    "to under 0.5 at 100, against 0.90 for the classifier trained on the real images. The "
-    "slicing methods release each image once, with noise of standard deviation 0.31 per "
-    "projection at epsilon 10 against a projected signal of about 0.5/28 (rows of norm 1/2, "
-    "directions N(0, 1/784)), so their generators see little more than each class's coarse "
-    "shape from 400 images; DP-MERF's one mean embedding has noise that shrinks with the "
-    "number of records. What differs from the paper: 400 images per class instead of about "
-    "600, our MLP generator (the paper gives no architecture), 100 epochs on a CPU, and an "
-    "epsilon grid of our choosing (the paper's figure and grid are not in the text, so where "
-    "its crossing lies cannot be read off). Whether more projections, epochs or a "
-    "convolutional generator move the crossing into range is a question for a GPU run.")
+    "defaults for images, their convolutional generator) stays ahead of both slicing methods at "
+    "every epsilon run, 1, 10 and 100 (the observed column gives the means), while the slicing "
+    "methods climb from near chance at 1 to under 0.5 at 100, against 0.90 for the classifier "
+    "trained on the real images. The generator does not decide it: with the authors' fully "
+    "connected one the means were 0.72, 0.78 and 0.78, and at 600 training steps (their count "
+    "on the 60,000 MNIST training images; the 5,000-image pool gives 50) one run at epsilon 10 "
+    "reached 0.79 with either (scratch runs, seed 0). The slicing methods release each image "
+    "once, with noise of standard deviation 0.31 per projection at epsilon 10 against a "
+    "projected signal of about 0.5/28 (rows of norm 1/2, directions N(0, 1/784)), so their "
+    "generators see little more than each class's coarse shape from 400 images; DP-MERF's one "
+    "mean embedding has noise that shrinks with the number of records. What differs from the "
+    "paper: 400 images per class instead of about 600, our MLP generator for the slicing "
+    "methods (the paper gives no architecture), 100 epochs on a CPU, and an epsilon grid of our "
+    "choosing (the paper's figure and grid are not in the text, so where its crossing lies "
+    "cannot be read off). Whether more projections, epochs or a convolutional generator for the "
+    "slicing methods move the crossing into range is a question for a GPU run.")
 
 DIGITS_CHECKS: list[Check] = [
     *(Check(id=f"slicing-fig1-budget-{scale}", artifact=DIGITS, kind="exact", scale=scale,
@@ -296,7 +300,7 @@ DIGITS_CHECKS: list[Check] = [
           data=DIGITS_DATA,
           description="MERF is better at low epsilon and both slicing methods at higher "
                       "epsilon (the paper's Section 4.2)",
-          evaluate=_merf_crossover, deviation=MERF_AHEAD_AT_SMALL),
+          evaluate=_merf_crossover, deviation=MERF_AHEAD_ON_DIGITS),
     regression_check(DIGITS, ["sigma", "spent_epsilon", "accuracy"], rtol=1e-5,
                      data="MNIST test halves, 20 images per class, one epoch (smoke)"),
 ]

@@ -11,8 +11,9 @@ generator on each class's release (:class:`reprolib.mechanisms.slicing.mechanism
 ``per_class``). The classifier is multinomial logistic regression (ours: the paper names none),
 trained on ``per_class`` synthetic images of every class; the same classifier trained on the
 pool's real images gives the non-private ceiling. MERF, the paper's third curve, is DP-MERF
-(:mod:`reprolib.mechanisms.deep.dp_merf`) at its authors' defaults on the whole pool, its class
-sizes public as in their code; it releases as many synthetic images as the slicing methods.
+(:mod:`reprolib.mechanisms.deep.dp_merf`) at its authors' defaults for images on the whole pool
+(their convolutional generator, which their script uses for every image set), its class sizes
+public as in their code; it releases as many synthetic images as the slicing methods.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class DigitsSettings:
         projections: m' = m k (Algorithm 1: k = 2; SliceWass: k = 1).
         epochs, learning_rate: the slicing generators' training (ours: the paper gives none
             for images); DP-MERF trains at its authors' defaults.
+        merf_generator: DP-MERF's generator, ``"conv"`` (its authors' for images) or ``"fc"``.
     """
 
     epsilons: tuple[float, ...] = (1.0, 10.0, 100.0)
@@ -56,6 +58,7 @@ class DigitsSettings:
     projections: int = 100
     epochs: int = 100
     learning_rate: float = 1e-3
+    merf_generator: str = "conv"
 
 
 SETTINGS: dict[Scale, DigitsSettings] = {
@@ -99,7 +102,7 @@ def classifier_accuracy(train: ImageSet, test: ImageSet) -> float:
 def _params(mechanism: str, settings: DigitsSettings) -> dict[str, object]:
     """The settings a cell of ``mechanism`` records (DP-MERF's training is its own)."""
     if mechanism == "DP-MERF":
-        return {"per_class": settings.per_class}
+        return {"per_class": settings.per_class, "generator": settings.merf_generator}
     return {"per_class": settings.per_class, "projections": settings.projections,
             "epochs": settings.epochs, "learning_rate": settings.learning_rate}
 
@@ -118,7 +121,7 @@ def mechanism_config(mechanism: str, params: dict) -> dict[str, object]:
     """
     per_class = int(params["per_class"])
     if mechanism == "DP-MERF":
-        return {"n_synthetic": 10 * per_class}
+        return {"n_synthetic": 10 * per_class, "generator": params["generator"]}
     slice_dim = 2 if mechanism == "Slicing" else 1
     return {"slices": int(params["projections"]) // slice_dim, "per_class": per_class,
             "numerical_bounds": "public", "row_scaling": "unit", "n_synthetic": 10 * per_class,
