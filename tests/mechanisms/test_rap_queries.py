@@ -4,16 +4,22 @@ test_contract.py."""
 
 import math
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+import optax
 import pandas as pd
 import pytest
 
 from reprolib.data import Dataset, Domain
+from reprolib.mechanisms.relaxed._adam import frozen_bias_adam
+from reprolib.mechanisms.relaxed._simplex import sparsemax
 from reprolib.mechanisms.relaxed.projection import RelaxedData
 from reprolib.mechanisms.relaxed.rap_queries import (
     COUNT_SENSITIVITY,
     RAPQueries,
     RAPQueriesConfig,
+    _fit,
     _Queries,
 )
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
@@ -91,7 +97,59 @@ def test_a_workload_with_fewer_cells_than_rounds_is_refused():
 
 
 @pytest.mark.parametrize("field, value", [("rounds", 0), ("top_q", 0), ("n_synthetic", 0),
-                                          ("iterations", 0), ("learning_rate", 0.0)])
+                                          ("iterations", 0), ("learning_rate", 0.0),
+                                          ("adam", "sgd"), ("iterate", "dual")])
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=field):
         RAPQueriesConfig(**{field: value})
+
+
+def test_the_icml_codes_adam_freezes_its_bias_corrections_at_the_first_step():
+    """Stepped with count 0, a unit gradient's t-th step is lr (1 - b1^t) / (1 - b1) over
+    sqrt((1 - b2^t) / (1 - b2)): lr at first, about 2 lr after ten steps, 0.32 lr at last."""
+    lr, optimiser = 0.01, frozen_bias_adam(0.01, count=0)
+    params, grad = jnp.zeros(1), jnp.ones(1)
+    state, steps = optimiser.init(params), []
+    for _ in range(3000):
+        update, state = optimiser.update(grad, state, params)
+        steps.append(-float(update[0]) / lr)
+    for t in (1, 10, 3000):
+        expected = (1 - 0.9 ** t) / 0.1 / math.sqrt((1 - 0.999 ** t) / 0.001)
+        assert math.isclose(steps[t - 1], expected, rel_tol=1e-4), t
+    assert steps[0] == pytest.approx(1.0) and 2.0 < steps[9] < 2.1 and 0.32 < steps[-1] < 0.33
+
+
+@pytest.mark.parametrize("adam", ["frozen-bias", "optax"])
+def test_the_lazy_iterate_is_stepped_unprojected_and_read_projected(adam):
+    """Twenty steps by hand: the gradient at the projection of Adam's iterate, the iterate itself
+    never projected, the rows its projection; the projected variant projects every iterate. In
+    float64: a gradient that is zero in exact arithmetic (a row's partner coordinate at zero)
+    is rounding noise in float32, and Adam's first step divides it by its own size."""
+    with jax.enable_x64(True):
+        rng = np.random.default_rng(0)
+        offsets = (0, 3, 5)
+        columns = jnp.asarray([[0, 3], [1, 5], [2, 4], [0, 5]], dtype=jnp.int32)  # 5: the ones
+        targets, weights = jnp.asarray([0.4, 0.1, 0.3, 0.2]), jnp.ones(4)
+        start = sparsemax(jnp.asarray(rng.random((6, 5))), offsets)
+        optimiser = optax.adam(0.1) if adam == "optax" else frozen_bias_adam(0.1, count=0)
+
+        def loss(rows):
+            full = jnp.concatenate([rows, jnp.ones((6, 1))], axis=1)
+            answers = jnp.prod(full[:, columns], axis=2).mean(axis=0)
+            return jnp.sum(weights * (answers - targets) ** 2)
+
+        fitted = {}
+        for iterate in ("lazy", "projected"):
+            point, state = start, optimiser.init(start)
+            for _ in range(20):
+                update, state = optimiser.update(jax.grad(loss)(sparsemax(point, offsets)),
+                                                 state, point)
+                point = point + update
+                point = point if iterate == "lazy" else sparsemax(point, offsets)
+            fitted[iterate], losses = _fit(start, columns, targets, weights, offsets=offsets,
+                                           iterations=20, learning_rate=0.1, adam=adam,
+                                           iterate=iterate)
+            np.testing.assert_allclose(fitted[iterate], sparsemax(point, offsets), atol=1e-12)
+            assert losses.shape == (20,)
+        # the two schemes part once a coordinate is clipped at zero
+        assert np.abs(fitted["lazy"] - fitted["projected"]).max() > 1e-2

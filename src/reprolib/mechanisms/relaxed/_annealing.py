@@ -34,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from reprolib.mechanisms.relaxed._adam import frozen_bias_adam
 from reprolib.mechanisms.relaxed._simplex import sparsemax
 from reprolib.queries import OneHotLayout, table_answers, threshold_answers
 
@@ -106,30 +107,9 @@ class PassResult(NamedTuple):
     doublings: jax.Array
 
 
-def _frozen_bias_adam(learning_rate: float, b1: float = 0.9, b2: float = 0.999,
-                      eps: float = 1e-8) -> optax.GradientTransformation:
-    """Adam with the bias corrections of step ``learning_rate`` (the code's
-    ``optimizers.adam(lambda x: x)`` stepped as ``opt_update(lr, ...)``): steady-state steps are
-    about 0.32 lr m / sqrt(v) for lr near 0.005.
-    """
-
-    def init(params):
-        return (jnp.zeros_like(params), jnp.zeros_like(params))
-
-    def update(grads, state, params=None):
-        del params
-        m = b1 * state[0] + (1 - b1) * grads
-        v = b2 * state[1] + (1 - b2) * grads ** 2
-        m_hat = m / (1 - b1 ** (learning_rate + 1))
-        v_hat = v / (1 - b2 ** (learning_rate + 1))
-        return -learning_rate * m_hat / (jnp.sqrt(v_hat) + eps), (m, v)
-
-    return optax.GradientTransformation(init, update)
-
-
 def optimiser(kind: AdamKind) -> optax.GradientTransformation:
     """Adam whose learning rate is a hyper-parameter of its state (set per pass)."""
-    adam = optax.adam if kind == "optax" else _frozen_bias_adam
+    adam = optax.adam if kind == "optax" else frozen_bias_adam
     return optax.inject_hyperparams(adam)(learning_rate=0.0)
 
 
