@@ -88,7 +88,7 @@ class Profile:
 
 FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "RAP", "PrivMRF", "MST",
                                              "PrivBayes+PGM", "Independent", "Gaussian")
-# RAP's defaults take 10,000 Adam steps (about 20 ms each on a CPU core): its grids are GPU work,
+# RAP's defaults take 10,000 Adam steps (8-13 ms each on a CPU core on nltcs and titanic): its grids are GPU work,
 # outside the reduced scales
 GPU_WORK: tuple[Mechanism, ...] = ("RAP",)
 # the reference code's MWEM+PGM cap (25 MB) over AIM's capacity (80 MB)

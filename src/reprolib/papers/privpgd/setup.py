@@ -30,7 +30,7 @@ DELTA = 1e-5
 FIGURE_EPSILONS = {"privpgd-fig1": 2.5, "privpgd-fig4": 1.0, "privpgd-fig5": 0.2}
 RerunMechanism = Literal["PrivPGD", "PGM+AIM", "PGM+MST", "GEM", "RAP", "Private GSD"]
 RERUN: tuple[RerunMechanism, ...] = get_args(RerunMechanism)
-# RAP's defaults take 10,000 Adam steps (about 20 ms each on a CPU core): GPU work, outside the
+# RAP's defaults take 10,000 Adam steps (8-13 ms each on a CPU core on nltcs and titanic): GPU work, outside the
 # reduced scales
 GPU_WORK: tuple[RerunMechanism, ...] = ("RAP",)
 SPLIT_SEED = 0  # the 80/20 split; the authors used scikit-learn's with seed 42
