@@ -72,3 +72,16 @@ def test_a_dp_ctgan_run_short_of_its_epsilon_fails_the_budget(copy_of_results, t
 
     tamper(copy_of_results, "slicing-tab3", "smoke", metrics_changed(change))
     assert _statuses(copy_of_results)["slicing-tab3-budget-smoke"] == "fail"
+
+
+def test_a_pate_gan_that_scores_above_algorithm_1_fails_the_claim(copy_of_results, tamper,
+                                                                   metrics_changed):
+    from reprolib.papers.slicing.reported import SCORES
+
+    def change(values, row):
+        if row["mechanism"] == "PATE-GAN":
+            values.update({s: 1.0 for s in SCORES if values.get(s) is not None})
+
+    assert _statuses(copy_of_results)["slicing-tab3-slicing-beats-pate"] == "pass"
+    tamper(copy_of_results, "slicing-tab3", "small", metrics_changed(change))
+    assert _statuses(copy_of_results)["slicing-tab3-slicing-beats-pate"] == "fail"
