@@ -1,9 +1,18 @@
-"""Adam with its bias corrections frozen at one step count: the quirk of RAP's two public codes."""
+"""Adam with its bias corrections frozen at one step count: the quirk of RAP's two public codes;
+and the choice between it and Adam as published, shared by RAP's two relaxed fits.
+"""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import jax.numpy as jnp
 import optax
+
+RapAdam = Literal["frozen-bias", "optax"]
+RAP_ADAMS: tuple[RapAdam, ...] = ("frozen-bias", "optax")
+Iterate = Literal["lazy", "projected"]
+ITERATES: tuple[Iterate, ...] = ("lazy", "projected")
 
 
 def frozen_bias_adam(learning_rate: float, count: float | None = None, b1: float = 0.9,
@@ -31,3 +40,16 @@ def frozen_bias_adam(learning_rate: float, count: float | None = None, b1: float
         return -learning_rate * m_hat / (jnp.sqrt(v_hat) + eps), (m, v)
 
     return optax.GradientTransformation(init, update)
+
+
+def rap_adam(kind: RapAdam, learning_rate: float) -> optax.GradientTransformation:
+    """RAP's ICML 2021 code's Adam (``"frozen-bias"``, step count 0) or optax's (``"optax"``)."""
+    return optax.adam(learning_rate) if kind == "optax" else frozen_bias_adam(learning_rate, count=0)
+
+
+def check_rap_optimiser(adam: str, iterate: str) -> None:
+    """Refuse an unknown ``adam`` or ``iterate`` setting (see :data:`RAP_ADAMS`, :data:`ITERATES`)."""
+    if adam not in RAP_ADAMS:
+        raise ValueError(f"adam must be one of {RAP_ADAMS}, got {adam!r}")
+    if iterate not in ITERATES:
+        raise ValueError(f"iterate must be one of {ITERATES}, got {iterate!r}")

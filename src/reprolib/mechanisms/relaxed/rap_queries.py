@@ -45,7 +45,7 @@ import dataclasses
 import functools
 import math
 import time
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -60,7 +60,7 @@ from reprolib.mechanisms._base import (
     open_ledger,
     require_workload,
 )
-from reprolib.mechanisms.relaxed._adam import frozen_bias_adam
+from reprolib.mechanisms.relaxed._adam import Iterate, RapAdam, check_rap_optimiser, rap_adam
 from reprolib.mechanisms.relaxed._simplex import sparsemax
 from reprolib.mechanisms.relaxed.projection import RelaxedData
 from reprolib.privacy import (
@@ -98,8 +98,8 @@ class RAPQueriesConfig:
     n_synthetic: int = 1000
     iterations: int = 1000
     learning_rate: float = 1e-3
-    adam: Literal["frozen-bias", "optax"] = "frozen-bias"
-    iterate: Literal["lazy", "projected"] = "lazy"
+    adam: RapAdam = "frozen-bias"
+    iterate: Iterate = "lazy"
 
     def __post_init__(self) -> None:
         for name in ("rounds", "top_q", "n_synthetic", "iterations"):
@@ -107,10 +107,7 @@ class RAPQueriesConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
-        if self.adam not in ("frozen-bias", "optax"):
-            raise ValueError(f"adam must be 'frozen-bias' or 'optax', got {self.adam!r}")
-        if self.iterate not in ("lazy", "projected"):
-            raise ValueError(f"iterate must be 'lazy' or 'projected', got {self.iterate!r}")
+        check_rap_optimiser(self.adam, self.iterate)
 
 
 class RAPQueries:
@@ -202,13 +199,12 @@ class _Queries:
 @functools.partial(jax.jit, static_argnames=("offsets", "iterations", "learning_rate", "adam",
                                              "iterate"))
 def _fit(params: jax.Array, columns: jax.Array, targets: jax.Array, weights: jax.Array, *,
-         offsets: tuple[int, ...], iterations: int, learning_rate: float, adam: str,
-         iterate: str) -> tuple[jax.Array, jax.Array]:
+         offsets: tuple[int, ...], iterations: int, learning_rate: float, adam: RapAdam,
+         iterate: Iterate) -> tuple[jax.Array, jax.Array]:
     """``iterations`` Adam steps on sum_j w_j (q_j(D') - y_j)^2 at the rows' projection onto the
     simplices (see :class:`RAPQueriesConfig` for ``adam`` and ``iterate``); the projected rows.
     """
-    optimiser = optax.adam(learning_rate) if adam == "optax" else \
-        frozen_bias_adam(learning_rate, count=0)
+    optimiser = rap_adam(adam, learning_rate)
 
     def loss(current: jax.Array) -> jax.Array:
         # a row per one-hot column (and one of ones): the gathers, and the scatter-adds of their
