@@ -102,3 +102,23 @@ def test_reduced_against_paper_pairs_privpgd_runs_by_dataset_and_seed():
     assert table.loc["ACS Income", ("runs", "")] == 2
     assert table.loc["ACS Income", ("L1", "reduced")] == pytest.approx(0.3)
     assert table.loc["ACS Income", ("L1", "paper")] == pytest.approx(0.2)
+
+
+def test_gsd_reference_table_pairs_engines_by_dataset_and_rho(tmp_path):
+    from reprolib.papers.privpgd.pages import GSD_REFERENCE_CSV, gsd_reference_table
+
+    assert gsd_reference_table(tmp_path) is None
+    path = tmp_path / GSD_REFERENCE_CSV
+    path.parent.mkdir(parents=True)
+    pd.DataFrame({
+        "dataset": "adult", "rho": 0.05, "seed": [0, 1, 0, 0],
+        "engine": ["ours", "ours", "reference", "reference"],
+        "tv_distance": [0.02, 0.04, 0.99, 0.04],  # the reference's seed 0 ran twice: the last counts
+        "generations": [100, 300, 50, 60], "stopped_early": [True, True, False, False],
+        "seconds": [1.0, 3.0, 9.0, 10.0]}).to_csv(path, index=False)
+    table = gsd_reference_table(tmp_path)
+    row = table.loc[("adult", 0.05)]
+    assert row[("ours", "seeds")] == 2 and row[("reference", "seeds")] == 1
+    assert row[("ours", "tv")] == pytest.approx(0.03)
+    assert row[("ours", "stopped_early")] == 2 and row[("reference", "generations")] == 60
+    assert row[("ours / reference", "tv")] == pytest.approx(0.75)

@@ -31,11 +31,11 @@ to [0, 1], we do not; their early stopping is ours (relative improvement below 1
 2,000 generations). The PrivPGD paper tuned G in {200k, 500k}, P_mut = P_cross in {50, ..., 500}
 and m in {2k, 100k} per dataset without accounting for the tuning; our defaults are one point of
 that grid (G = 200,000, P_mut = P_cross = 50, m = 2,000) for every dataset, untuned, as for GEM.
-Side by side on adult at the same rho (all 2-way marginals; seed 0 of theirs, seeds 0 and 1 of
-ours; a scratch run of their code on a CPU), the mean 2-way total variation distance was
-0.0578 (theirs) and 0.0589 (ours) at rho = 0.005, 0.0276 and 0.0279 at 0.05, 0.0182 and 0.0174 at
-0.5; theirs had not stopped after 12-13 minutes (58,000-98,000 generations), ours stopped early
-in about 20 s.
+Side by side on adult at the same rho (``benchmarks/private_gsd_reference.py``: all 2-way
+marginals, seeds 0 and 1 of each, one CPU thread), the mean 2-way total variation distance was
+0.0573 (theirs) and 0.0589 (ours) at rho = 0.005, 0.0282 and 0.0278 at 0.05, 0.0189 and 0.0173
+at 0.5; theirs was cut off by a 9-minute limit at 42,000-60,000 generations, ours stopped early
+at 80,000-104,000 in 12-20 s.
 """
 
 from __future__ import annotations

@@ -143,6 +143,29 @@ def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(path)[list(SPEED_COLUMNS)]
 
 
+GSD_REFERENCE_CSV = "privpgd/benchmarks/gsd-reference.csv"
+
+
+def gsd_reference_table(root: Path | None = None) -> pd.DataFrame | None:
+    """Our Private-GSD beside its authors' code (``benchmarks/private_gsd_reference.py``): per
+    (dataset, rho) and engine the seeds run, the mean, min and max 2-way total variation
+    distance, the mean generations and seconds and the runs that stopped early, with ``ours /
+    reference``, the ratio of the mean distances; None when nothing was run.
+    """
+    path = (root or results_dir()) / GSD_REFERENCE_CSV
+    if not path.is_file():
+        return None
+    runs = pd.read_csv(path).drop_duplicates(["dataset", "rho", "seed", "engine"], keep="last")
+    table = runs.groupby(["dataset", "rho", "engine"]).agg(
+        seeds=("seed", "nunique"), tv=("tv_distance", "mean"), tv_min=("tv_distance", "min"),
+        tv_max=("tv_distance", "max"), generations=("generations", "mean"),
+        stopped_early=("stopped_early", "sum"), seconds=("seconds", "mean"),
+    ).unstack("engine").swaplevel(axis=1).sort_index(axis=1)
+    if {"ours", "reference"} <= {engine for engine, _ in table.columns}:
+        table[("ours / reference", "tv")] = table[("ours", "tv")] / table[("reference", "tv")]
+    return table
+
+
 PAPER_PARTICLES, PAPER_EPOCHS = 100_000, 1000
 
 
