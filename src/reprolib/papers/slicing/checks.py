@@ -186,6 +186,21 @@ MERF_AHEAD_AT_SMALL = (
     "close a gap this wide is a question for the paper-scale run, which needs a GPU.")
 MERF_DEVIATIONS: dict[str, str | None] = {"slicing-tab1": MERF_AHEAD_AT_SMALL,
                                           "slicing-tab3": MERF_AHEAD_AT_SMALL}
+GAN_AHEAD_AT_SMALL = (
+    "Not seen at small scale on the stand-ins: our DP-CTGAN (the paper's DP-SGD row: "
+    "SmartNoise's DPCTGAN settings, 30 epochs with the noise that spends exactly the reported "
+    "epsilon on the whole task, nothing left uncounted) is ahead of Algorithm 1 in most (task, "
+    "score) pairs at both budgets (the observed column; the page gives every mean), and far "
+    "above the paper's DP-SGD row (Income at epsilon 5.1: KSComp 0.77 against the printed 0.29, "
+    "ContSim 0.72 against 0.10, logistic regression 0.66 against 0.00). Algorithm 1 is ahead "
+    "on a few scores only, most of them logistic regression or coverage's. What differs from the "
+    "paper: the stand-in data; the slicing methods' compute (20 of the paper's 200 epochs, "
+    "m' = 100); the GAN's epochs and noise, which the paper does not give (SmartNoise's "
+    "default is 300 epochs; its 0.00 +- 0.00 on Income suggests a generator that gave every "
+    "record one class). As for DP-MERF, whether 200 epochs close the gap is a question for the "
+    "paper-scale run, which needs a GPU.")
+# the claims against the GAN baselines our small runs contradict (None: expected to hold)
+GAN_DEVIATIONS: dict[str, str | None] = {"PATE-GAN": None, "DP-CTGAN": GAN_AHEAD_AT_SMALL}
 
 
 def _comparison_checks(artifact: str) -> list[Check]:
@@ -210,12 +225,15 @@ def _comparison_checks(artifact: str) -> list[Check]:
                           "DP-MERF in most (task, score) pairs",
               evaluate=lambda ctx: _wins(ctx, artifact, "DP-MERF"),
               deviation=MERF_DEVIATIONS[artifact]),
-        Check(id=f"{artifact}-slicing-beats-pate", artifact=artifact, kind="claim",
-              scale="small", data=STAND_INS,
-              description=f"Algorithm 1 gives higher-quality data than PATE ({table}; the "
-                          "paper's abstract: 'consistently' better than its baselines): above "
-                          "our PATE-GAN in most (task, score) pairs",
-              evaluate=lambda ctx: _wins(ctx, artifact, "PATE-GAN")),
+        *(Check(id=f"{artifact}-slicing-beats-{short}", artifact=artifact, kind="claim",
+                scale="small", data=STAND_INS,
+                description=f"Algorithm 1 gives higher-quality data than {row} ({table}; the "
+                            "paper's abstract: 'consistently' better than its baselines): above "
+                            f"our {rival} in most (task, score) pairs",
+                evaluate=lambda ctx, rival=rival: _wins(ctx, artifact, rival),
+                deviation=GAN_DEVIATIONS[rival])
+          for short, row, rival in (("pate", "PATE", "PATE-GAN"),
+                                    ("dpsgd", "DP-SGD", "DP-CTGAN"))),
         regression_check(artifact, ["sigma", "spent_base_epsilon", "TVComp", "ContSim"],
                          rtol=1e-5, data="SDNist mobility stand-in, one epoch (smoke)"),
     ]

@@ -81,9 +81,7 @@ class ComparisonSettings:
 SETTINGS: dict[Scale, ComparisonSettings] = {
     "smoke": ComparisonSettings(tasks=("mobility",), seeds=1, projections=20, epochs=1,
                                 gan_epochs=2, pate_iterations=3),
-    # the GANs join once their grids are computed (``pending_mechanisms``)
-    "small": ComparisonSettings(projections=100, epochs=20, gan_epochs=30,
-                                mechanisms=("Slicing", "SliceWass", "DP-MERF", "PATE-GAN")),
+    "small": ComparisonSettings(projections=100, epochs=20, gan_epochs=30),
     "paper": ComparisonSettings(source="paper", seeds=5),
 }
 
