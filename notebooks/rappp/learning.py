@@ -20,15 +20,16 @@
 # (the paper: New York), Figures 8 and 9 every state; a multitask dataset is synthesised once
 # and scored on each of its five targets. Bars are one standard deviation over the seeds.
 #
-# ```{admonition} Stand-in data, reduced compute, DP-CTGAN at smoke scale only
+# ```{admonition} Stand-in data, reduced compute
 # :class: warning
 # The paper's data are the 2014 ACS files of five states; offline every point is computed on the
 # SDNist 2018 excerpts standing in for states (Massachusetts' excerpt stands in for New York),
 # with the stand-in targets of {ref}`rappp-index`. At `small` scale the compute knobs are cut
 # (printed below). The paper's Figures 4 and 8 show DP-MERF and DP-CTGAN beside RAP++, RAP and
 # PGM. DP-MERF runs here with its authors' tabular settings on the single-task data (the paper
-# tuned it and does not say how; see {ref}`rappp-index`). DP-CTGAN is re-implemented and runs at
-# `smoke` scale; its `small` grid is not computed yet (the line below says so).
+# tuned it and does not say how; see {ref}`rappp-index`). DP-CTGAN runs SmartNoise's settings
+# with 30 of its 300 epochs at `small` scale, its noise calibrated to them (the paper tuned its
+# noise scale and does not say to what).
 #
 # The `small` runs of Massachusetts income and of the multitask set were scored before the linear
 # model's coordinate order was seeded (liblinear drew it from NumPy's global state): where the

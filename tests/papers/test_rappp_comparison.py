@@ -108,7 +108,7 @@ def test_dp_merf_spends_its_epsilon_on_a_renyi_ledger_at_delta_one_over_n_square
     assert set(ledger_metrics(pgm.ledger)) == {"spent_rho", "budget_rho", "delta", "relation"}
 
 
-def test_dp_ctgan_records_its_epochs_and_free_epsilon_and_is_pending_at_small_scale():
+def test_dp_ctgan_records_its_epochs_and_free_epsilon_and_runs_at_every_scale():
     from reprolib.papers.rappp.comparison import pending_mechanisms
 
     smoke = comparison_cells("rappp-fig8")("smoke", COMPARISON["smoke"])
@@ -116,9 +116,10 @@ def test_dp_ctgan_records_its_epochs_and_free_epsilon_and_is_pending_at_small_sc
     assert gan.params == {"mm_queries": 500, "bound": "bun-steinke", "gan_epochs": 5,
                           "gan_free_epsilon": 0.0}
     assert mechanism_config("DP-CTGAN", gan.params) == {"epochs": 5, "noise_multiplier": None}
-    assert pending_mechanisms("rappp-fig4", "small") == ("DP-CTGAN",)
-    assert pending_mechanisms("rappp-fig4", "paper") == ()
-    assert pending_mechanisms("rappp-fig9", "small") == ()
+    small = comparison_cells("rappp-fig8")("small", COMPARISON["small"])
+    assert {c.params["gan_epochs"] for c in small if c.mechanism == "DP-CTGAN"} == {30}
+    assert all(pending_mechanisms(f"rappp-fig{k}", scale) == ()
+               for k in (2, 4, 7, 8, 9) for scale in ("smoke", "small", "paper"))
 
 
 def test_the_papers_free_epsilon_is_given_to_dp_ctgan_and_counted_on_its_ledger():

@@ -128,14 +128,12 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
     "smoke": ComparisonSettings(datasets=("income/ma2018",), epsilons=(1.0,), trials=1,
                                 n_synthetic=100, max_steps=30, lt_queries=500, bins=5,
                                 pgm_iters=20, mm_queries=500, gan_epochs=5),
-    # the whole design grows dataset by dataset, and mechanism by mechanism
-    # (``pending_datasets``, ``pending_mechanisms``);
+    # the whole design grows dataset by dataset (``pending_datasets``);
     # compute knobs cut as for Figure 1; DP-CTGAN's epochs to a tenth, as Private-PGM's iterations
     # (30 epochs: about 45 s a run on a 9,000-record stand-in on one core)
     "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
                                           "married/ma2018", "hispanic/ma2018",
                                           "hispanic/tx2018"), trials=4,
-                                mechanisms=("RAP++", "RAP", "PGM", "DP-MERF"),
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000, gan_epochs=30),
     "paper": ComparisonSettings(datasets=design("paper"), trials=4, n_synthetic=1000,
