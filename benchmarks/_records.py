@@ -1,7 +1,10 @@
-"""The benchmarks' shared CSV writer: one row per run, appended (imported as a sibling module)."""
+"""The benchmarks' shared helpers (imported as a sibling module): the CSV writer, one row per run
+appended, and the command line of the side-by-side scripts (ours beside an authors' code).
+"""
 
 from __future__ import annotations
 
+import argparse
 import csv
 from pathlib import Path
 
@@ -15,3 +18,25 @@ def append(path: Path, row: dict[str, object]) -> None:
         if new:
             writer.writeheader()
         writer.writerow(row)
+
+
+def side_by_side_parser(description: str, reference: str, dataset: str) -> argparse.ArgumentParser:
+    """``--reference`` (``reference`` names the extract), ``--engine`` and ``--dataset``; the
+    caller adds its own options, then calls :func:`parse_side_by_side`.
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--reference", type=Path,
+                        help=f"an extract of {reference} (needed to run the reference engine)")
+    parser.add_argument("--engine", nargs="+", choices=("ours", "reference"),
+                        default=["ours", "reference"])
+    parser.add_argument("--dataset", nargs="+", default=[dataset])
+    return parser
+
+
+def parse_side_by_side(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """Add ``--out`` and parse; refuse the reference engine without ``--reference``."""
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    if "reference" in args.engine and args.reference is None:
+        parser.error("--reference PATH is needed to run the reference engine")
+    return args

@@ -86,7 +86,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _records import append  # the benchmarks' CSV writer (a sibling module)
+from _records import (  # the benchmarks' shared helpers (a sibling module)
+    append,
+    parse_side_by_side,
+    side_by_side_parser,
+)
 
 from reprolib.data import Dataset
 from reprolib.experiments import collect_provenance
@@ -100,13 +104,8 @@ STOP_TOLERANCE = 1e-4  # the entry point's early_stop_threshold (ours: PrivateGS
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", type=Path,
-                        help="an extract of giusevtr/private_gsd at f6150d7 (needed to run the "
-                             "reference engine)")
-    parser.add_argument("--engine", nargs="+", choices=("ours", "reference"),
-                        default=["ours", "reference"])
-    parser.add_argument("--dataset", nargs="+", default=["adult"])
+    parser = side_by_side_parser(__doc__.splitlines()[0], "giusevtr/private_gsd at f6150d7",
+                                 "adult")
     parser.add_argument("--rho", type=float, nargs="+", default=[0.005, 0.05, 0.5])
     parser.add_argument("--seed", type=int, nargs="+", default=[0])
     parser.add_argument("--records", type=int, default=PrivateGSDConfig().records,
@@ -116,11 +115,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--time-limit", type=float, default=600.0,
                         help="seconds after which the reference stops at its next early-stopping "
                              "check (ours has no time limit)")
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
-    if "reference" in args.engine and args.reference is None:
-        parser.error("--reference PATH is needed to run the reference engine")
-    return args
+    return parse_side_by_side(parser)
 
 
 def _pytree_dataclass(cls):

@@ -56,7 +56,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _records import append  # the benchmarks' CSV writer (a sibling module)
+from _records import (  # the benchmarks' shared helpers (a sibling module)
+    append,
+    parse_side_by_side,
+    side_by_side_parser,
+)
 
 from reprolib.data import Dataset
 from reprolib.experiments import collect_provenance
@@ -69,21 +73,12 @@ REFERENCE_TREE = "b690fe1"  # the ICML 2021 tree of amazon-science/relaxed-adapt
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", type=Path,
-                        help="an extract of amazon-science/relaxed-adaptive-projection at b690fe1 "
-                             "(needed to run the reference engine)")
-    parser.add_argument("--engine", nargs="+", choices=("ours", "reference"),
-                        default=["ours", "reference"])
-    parser.add_argument("--dataset", nargs="+", default=["nltcs"])
+    parser = side_by_side_parser(__doc__.splitlines()[0],
+                                 "amazon-science/relaxed-adaptive-projection at b690fe1", "nltcs")
     parser.add_argument("--workload", default="all-3way")
     parser.add_argument("--epsilon", type=float, nargs="+", default=[0.1, 1.0, 10.0])
     parser.add_argument("--seed", type=int, nargs="+", default=[0])
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
-    if "reference" in args.engine and args.reference is None:
-        parser.error("--reference PATH is needed to run the reference engine")
-    return args
+    return parse_side_by_side(parser)
 
 
 def import_reference(reference: Path) -> types.SimpleNamespace:
