@@ -144,8 +144,7 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
 MULTITASK: dict[Scale, ComparisonSettings] = {
     "smoke": dataclasses.replace(COMPARISON["smoke"], datasets=("multitask/ma2018",),
                                  mechanisms=MULTITASK_MECHANISMS),
-    "small": dataclasses.replace(COMPARISON["small"], datasets=("multitask/ma2018",
-                                                                      "multitask/tx2018"),
+    "small": dataclasses.replace(COMPARISON["small"], datasets=design("small", multitask=True),
                                  mechanisms=MULTITASK_MECHANISMS),
     "paper": dataclasses.replace(COMPARISON["paper"], datasets=design("paper", multitask=True),
                                  mechanisms=MULTITASK_MECHANISMS),
