@@ -18,6 +18,7 @@ from reprolib.papers.rappp.comparison import (
     design,
     mechanism_config,
     pending_datasets,
+    pending_mechanisms,
     query_errors,
     sensitivity_cells,
     synthesise,
@@ -109,8 +110,6 @@ def test_dp_merf_spends_its_epsilon_on_a_renyi_ledger_at_delta_one_over_n_square
 
 
 def test_dp_ctgan_records_its_epochs_and_free_epsilon_and_runs_at_every_scale():
-    from reprolib.papers.rappp.comparison import pending_mechanisms
-
     smoke = comparison_cells("rappp-fig8")("smoke", COMPARISON["smoke"])
     (gan,) = [c for c in smoke if c.mechanism == "DP-CTGAN"]
     assert gan.params == {"mm_queries": 500, "bound": "bun-steinke", "gan_epochs": 5,

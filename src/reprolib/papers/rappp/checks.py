@@ -212,8 +212,7 @@ def _ledger(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
                    + (f"; not: {bad.to_dict('records')[:3]}" if len(bad) else ""),
                    "every private run: spent rho = budget rho (rel. 1e-9; DP-MERF and "
                    "DP-CTGAN, which account in Rényi DP: spent epsilon at most the budget's, "
-                   f"within rel. "
-                   f"{RDP_SPEND_RTOL:g}), delta = 1/n^2 (n the training records), replace-one "
+                   f"within rel. {RDP_SPEND_RTOL:g}), delta = 1/n^2 (n the training records), replace-one "
                    "neighbours")
 
 
