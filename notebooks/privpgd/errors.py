@@ -25,6 +25,12 @@
 # paper's workload of all 2-way marginals and run at its authors' example settings. The PrivPGD
 # paper tuned GEM's rounds and network on each dataset without accounting for the tuning; we do
 # not tune, so our GEM is the untuned baseline.
+#
+# RAP is our JAX re-implementation of the form the paper ran, the cells of the workload's
+# marginals as counting queries, at its public code's defaults (T = 10 rounds of 50 queries,
+# 1,000 relaxed rows, 1,000 Adam steps a round); the AIM Figures 1–3 pages describe it and set it
+# beside its authors' code. The paper tuned its rounds, learning rate and number of rows per
+# dataset; ours is untuned as well.
 
 # %% tags=["parameters", "remove-cell"]
 scale = "small"

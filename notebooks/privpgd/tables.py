@@ -73,8 +73,8 @@ if len(ours):
 # %% [markdown]
 # ## The paper's table
 #
-# As printed (means over five runs, two significant digits), including the baselines we have not
-# re-run yet.
+# As printed (means over five runs, two significant digits; GEM and RAP have no ACS Employment
+# rows, which exceeded the paper's 20 GB memory limit).
 
 # %% tags=["hide-input", "full-width"]
 printed = paper_table(reported, number)
