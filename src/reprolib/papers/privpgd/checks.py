@@ -21,13 +21,14 @@ from reprolib.experiments._checks import (
     regression_check,
 )
 from reprolib.mechanisms.particles.privpgd import PrivPGDConfig
-from reprolib.papers.privpgd.setup import PROFILES
+from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, PROFILES
 
 DATA = "named stand-ins (offline; listed on each page)"
 SCALE = "small"
 COMPARISONS = ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5")
 ALL_RUNS = (*COMPARISONS, "privpgd-fig3")
 QUERY_ERRORS = ("covariance_error", "counting_error", "thresholding_error")
+ALL_ERRORS = ("downstream_error", *QUERY_ERRORS, "sw1", "l1")  # the paper's six
 _SMALL, _PAPER = PROFILES[SCALE].privpgd, PrivPGDConfig()  # settings the deviation note quotes
 _UNEQUAL = (
     f"At {SCALE} scale PrivPGD is cut ({_SMALL['n_particles']} particles and {_SMALL['epochs']} "
@@ -39,16 +40,25 @@ _UNEQUAL = (
 
 LOWEST_SW1_AT_PAPER_SETTINGS = (
     "Not reproduced with PrivPGD at the paper's settings either: on the same stand-in data and "
-    "seeds, PrivPGD has the lowest SW1 on one dataset of eight (the observed column names the "
+    "seeds, PrivPGD has the lowest SW1 on one dataset of nine (the observed column names the "
     "leader and the seeds compared, one to three GPU runs a dataset). Our Private GSD, untuned, "
     "at one point of the paper's tuning grid and stopped early, leads on six, PGM+AIM on Medical "
-    "charges. PrivPGD at the paper's settings is ahead of PGM+AIM on most datasets, so the gap "
+    "charges and taxi's stand-in; GEM and RAP lead on none. PrivPGD at the paper's settings is ahead of PGM+AIM on most datasets, so the gap "
     "to the paper is Private GSD's: the paper tuned it per dataset and still reports PrivPGD "
     "ahead. Ours is not a stronger Private GSD than the authors': side by side with their code "
     "in the paper's one-shot setting on adult (the Figures 2, 6 and 7 pages, two seeds each), "
     "ours ends 3 % above theirs in 2-way total variation distance at rho = 0.005, level at "
     "0.05 and 8 % below at 0.5, stopping early in seconds where theirs was cut off after 10 "
     "minutes. Open: the paper's data, more seeds.")
+
+BEATS_GEM_AT_SMALL = (
+    f"Not reproduced against GEM at {SCALE} scale; against RAP it holds (the observed column "
+    "gives both, per ε). The reduced PrivPGD falls behind GEM as ε shrinks, and GEM leads it in "
+    "most L1 distances and on ACS Employment, Black Friday's and taxi's stand-ins and Medical "
+    "charges (where the reduced PrivPGD is far from converged) at every ε, and on ACS Public "
+    "Coverage at ε <= 1. With PrivPGD at the paper's "
+    "settings the claim holds against both (the paper-scale check: at ε = 2.5 on the same "
+    f"datasets and seeds), so the cut, not GEM, decides it. {_UNEQUAL}")
 
 
 def _means(ctx: CheckContext, artifact: str, metric: str) -> pd.DataFrame:
@@ -142,9 +152,10 @@ def _lowest_sw1(ctx: CheckContext) -> Outcome:
     return _share(means.idxmin(axis=1) == "PrivPGD", "datasets where PrivPGD has the lowest SW1")
 
 
-def _lowest_sw1_at_paper_settings(ctx: CheckContext) -> Outcome:
-    """PrivPGD's runs at the paper's settings (``paper`` store) against the baselines' ``small``
-    runs, which are at the paper's settings too, on the same datasets and seeds.
+def _at_paper_settings(ctx: CheckContext) -> tuple[pd.DataFrame, pd.Series]:
+    """PrivPGD's Figure 1 runs at the paper's settings (``paper`` store) and the baselines'
+    ``small`` runs, which are at the paper's settings too, on the datasets and seeds both have;
+    and the number of PrivPGD runs per dataset.
     """
     privpgd = ctx.results("privpgd-fig1", "paper")
     privpgd = privpgd[privpgd["mechanism"] == "PrivPGD"]
@@ -154,8 +165,12 @@ def _lowest_sw1_at_paper_settings(ctx: CheckContext) -> Outcome:
                            on=["dataset", "seed"])
     both = pd.concat([shared, baselines.merge(shared[["dataset", "seed"]],
                                               on=["dataset", "seed"])])
+    return both, shared.groupby("dataset").size()
+
+
+def _lowest_sw1_at_paper_settings(ctx: CheckContext) -> Outcome:
+    both, runs = _at_paper_settings(ctx)
     means = both.pivot_table(index="dataset", columns="mechanism", values="metric.sw1")
-    runs = shared.groupby("dataset").size()
     outcome = _share(means.idxmin(axis=1) == "PrivPGD",
                      "datasets where PrivPGD at the paper's settings has the lowest SW1")
     best = means.idxmin(axis=1)
@@ -172,17 +187,51 @@ def _sw1_favours_privpgd_more_than_l1(ctx: CheckContext) -> Outcome:
 
 def _edge_shrinks(ctx: CheckContext) -> Outcome:
     """Mean over datasets, baselines and the six errors of log2(baseline / PrivPGD)."""
-    metrics = ("downstream_error", *QUERY_ERRORS, "sw1", "l1")
-
     def edge(artifact: str) -> float:
         logs = [np.log2(means.drop(columns="PrivPGD").div(means["PrivPGD"], axis=0))
-                for means in (_means(ctx, artifact, m) for m in metrics)]
+                for means in (_means(ctx, artifact, m) for m in ALL_ERRORS)]
         return float(np.nanmean(pd.concat(logs).to_numpy()))
 
     high, low = edge("privpgd-fig1"), edge("privpgd-fig5")
     return Outcome("pass" if low < high else "fail",
                    f"mean log2(baseline / PrivPGD): {high:+.2f} at ε = 2.5, {low:+.2f} at ε = 0.2",
                    "smaller at ε = 0.2 than at ε = 2.5")
+
+
+def _wins(runs_by_epsilon: dict[float, pd.DataFrame], baseline: str) -> tuple[int, int, str]:
+    """PrivPGD's mean error below ``baseline``'s: (wins, (epsilon, dataset, error) triples, the
+    counts per epsilon).
+    """
+    counts = {}
+    for epsilon, runs in runs_by_epsilon.items():
+        wins = pd.concat([means["PrivPGD"] < means[baseline] for metric in ALL_ERRORS
+                          for means in [runs.pivot_table(index="dataset", columns="mechanism",
+                                                         values=f"metric.{metric}")]])
+        counts[epsilon] = (int(wins.sum()), len(wins))
+    won, total = (sum(c[i] for c in counts.values()) for i in (0, 1))
+    return won, total, ", ".join(f"ε {e:g}: {w}/{n}" for e, (w, n) in counts.items())
+
+
+def _beats_gem_and_rap(runs_by_epsilon: dict[float, pd.DataFrame]) -> Outcome:
+    """Passes when PrivPGD's mean error is the lower in most (epsilon, dataset, error) triples
+    against GEM and against RAP.
+    """
+    shares = {b: _wins(runs_by_epsilon, b) for b in ("GEM", "RAP")}
+    return Outcome("pass" if all(w >= n / 2 for w, n, _ in shares.values()) else "fail",
+                   "; ".join(f"PrivPGD lower than {b} in {w}/{n} (ε, dataset, error) triples "
+                             f"({w / n:.0%}; {per})" for b, (w, n, per) in shares.items()),
+                   ">= 50% against each of GEM and RAP, over the six errors and every dataset")
+
+
+def _beats_gem_and_rap_small(ctx: CheckContext) -> Outcome:
+    for artifact in COMPARISONS:
+        _means(ctx, artifact, "sw1")  # every mechanism recorded, or MissingResults
+    return _beats_gem_and_rap({FIGURE_EPSILONS[a]: ctx.results(a, SCALE) for a in COMPARISONS})
+
+
+def _beats_gem_and_rap_at_paper_settings(ctx: CheckContext) -> Outcome:
+    both, _ = _at_paper_settings(ctx)
+    return _beats_gem_and_rap({FIGURE_EPSILONS["privpgd-fig1"]: both})
 
 
 def _by_strength(ctx: CheckContext, metric: str) -> pd.DataFrame:
@@ -272,6 +321,18 @@ CHECKS: tuple[Check, ...] = (
            "Section 4.3 on Figure 2: PrivPGD minimises SW1 while PGM targets TV, so at ε = 2.5 "
            "PrivPGD's edge over PGM+AIM is larger in SW1 than in TV (L1) on most datasets",
            _sw1_favours_privpgd_more_than_l1),
+    _check("privpgd-beats-gem-rap", "privpgd-fig1", "claim",
+           "Section 4.3: PrivPGD is the preferred method against the query-based baselines, "
+           "especially GEM and RAP: over the three ε it has the lower mean error in most "
+           "(ε, dataset, error) triples against each", _beats_gem_and_rap_small,
+           deviation=BEATS_GEM_AT_SMALL),
+    Check(id="privpgd-beats-gem-rap-paper", artifact="privpgd-fig1", kind="claim", scale="paper",
+          data=DATA, description="Section 4.3 with PrivPGD at the paper's settings (Figure 1's "
+                                 "GPU runs, ε = 2.5) against GEM's and RAP's small runs, at "
+                                 "their authors' settings, on the same datasets and seeds: "
+                                 "PrivPGD has the lower mean error in most (dataset, error) "
+                                 "pairs against each",
+          evaluate=_beats_gem_and_rap_at_paper_settings),
     _check("privpgd-edge-shrinks", "privpgd-fig5", "claim",
            "Appendix C: PrivPGD's advantage over the baselines shrinks from ε = 2.5 to ε = 0.2",
            _edge_shrinks,
