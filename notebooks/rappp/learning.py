@@ -46,6 +46,8 @@ device = "auto"
 overrides = {}
 
 # %% tags=["hide-input"]
+import textwrap
+
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
@@ -58,6 +60,10 @@ results = run_experiment(artifact, scale=scale, device=device, progress=False,
 every_state = tuple(dict.fromkeys(results["dataset"].str.split("/").str[1]))
 states = (focus_state(scale),) if artifact in ("rappp-fig4", "rappp-fig5") else every_state
 print(describe_comparison(results, artifact, scale))
+if set(states) != set(every_state):
+    print(textwrap.fill(f"The figure and table below show {', '.join(states)} only; the runs "
+                        "counted above are the whole grid they are cut from "
+                        f"({', '.join(every_state)}).", 72))
 
 # %% tags=["full-width"]
 if not results.empty:
