@@ -43,9 +43,9 @@ LOWEST_SW1_AT_PAPER_SETTINGS = (
     "seeds, PrivPGD has the lowest SW1 on one dataset of nine (the observed column names the "
     "leader and the seeds compared, one to three GPU runs a dataset). Our Private GSD, untuned, "
     "at one point of the paper's tuning grid and stopped early, leads on six, PGM+AIM on Medical "
-    "charges and taxi's stand-in; GEM and RAP lead on none. PrivPGD at the paper's settings is ahead of PGM+AIM on most datasets, so the gap "
-    "to the paper is Private GSD's: the paper tuned it per dataset and still reports PrivPGD "
-    "ahead. Ours is not a stronger Private GSD than the authors': side by side with their code "
+    "charges and taxi's stand-in; GEM and RAP lead on none. PrivPGD at the paper's settings is "
+    "ahead of PGM+AIM on most datasets, so the gap to the paper is Private GSD's: the paper "
+    "tuned it per dataset and still reports PrivPGD ahead. Ours is not a stronger Private GSD than the authors': side by side with their code "
     "in the paper's one-shot setting on adult (the Figures 2, 6 and 7 pages, two seeds each), "
     "ours ends 3 % above theirs in 2-way total variation distance at rho = 0.005, level at "
     "0.05 and 8 % below at 0.5, stopping early in seconds where theirs was cut off after 10 "
@@ -56,9 +56,9 @@ BEATS_GEM_AT_SMALL = (
     "gives both, per ε). The reduced PrivPGD falls behind GEM as ε shrinks, and GEM leads it in "
     "most L1 distances and on ACS Employment, Black Friday's and taxi's stand-ins and Medical "
     "charges (where the reduced PrivPGD is far from converged) at every ε, and on ACS Public "
-    "Coverage at ε <= 1. With PrivPGD at the paper's "
-    "settings the claim holds against both (the paper-scale check: at ε = 2.5 on the same "
-    f"datasets and seeds), so the cut, not GEM, decides it. {_UNEQUAL}")
+    "Coverage at ε <= 1. With PrivPGD at the paper's settings the claim holds against both "
+    "(the paper-scale check: at ε = 2.5 on the same datasets and seeds), so the cut, not GEM, "
+    f"decides it. {_UNEQUAL}")
 
 
 def _means(ctx: CheckContext, artifact: str, metric: str) -> pd.DataFrame:
@@ -199,8 +199,8 @@ def _edge_shrinks(ctx: CheckContext) -> Outcome:
 
 
 def _wins(runs_by_epsilon: dict[float, pd.DataFrame], baseline: str) -> tuple[int, int, str]:
-    """PrivPGD's mean error below ``baseline``'s: (wins, (epsilon, dataset, error) triples, the
-    counts per epsilon).
+    """How often PrivPGD's mean error is below ``baseline``'s: the wins, the (epsilon, dataset,
+    error) triples compared, and both counts per epsilon as text.
     """
     counts = {}
     for epsilon, runs in runs_by_epsilon.items():
