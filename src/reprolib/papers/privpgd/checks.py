@@ -9,6 +9,8 @@ reason, visibly, instead of passing.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -198,25 +200,27 @@ def _edge_shrinks(ctx: CheckContext) -> Outcome:
                    "smaller at ε = 0.2 than at ε = 2.5")
 
 
-def _wins(runs_by_epsilon: dict[float, pd.DataFrame], baseline: str) -> tuple[int, int, str]:
+Means = Callable[[str], pd.DataFrame]  # a metric's mean per dataset (rows) and mechanism
+
+
+def _wins(means_by_epsilon: dict[float, Means], baseline: str) -> tuple[int, int, str]:
     """How often PrivPGD's mean error is below ``baseline``'s: the wins, the (epsilon, dataset,
     error) triples compared, and both counts per epsilon as text.
     """
     counts = {}
-    for epsilon, runs in runs_by_epsilon.items():
-        wins = pd.concat([means["PrivPGD"] < means[baseline] for metric in ALL_ERRORS
-                          for means in [runs.pivot_table(index="dataset", columns="mechanism",
-                                                         values=f"metric.{metric}")]])
+    for epsilon, means_of in means_by_epsilon.items():
+        wins = pd.concat([means["PrivPGD"] < means[baseline]
+                          for means in map(means_of, ALL_ERRORS)])
         counts[epsilon] = (int(wins.sum()), len(wins))
     won, total = (sum(c[i] for c in counts.values()) for i in (0, 1))
     return won, total, ", ".join(f"ε {e:g}: {w}/{n}" for e, (w, n) in counts.items())
 
 
-def _beats_gem_and_rap(runs_by_epsilon: dict[float, pd.DataFrame]) -> Outcome:
+def _beats_gem_and_rap(means_by_epsilon: dict[float, Means]) -> Outcome:
     """Passes when PrivPGD's mean error is the lower in most (epsilon, dataset, error) triples
     against GEM and against RAP.
     """
-    shares = {b: _wins(runs_by_epsilon, b) for b in ("GEM", "RAP")}
+    shares = {b: _wins(means_by_epsilon, b) for b in ("GEM", "RAP")}
     return Outcome("pass" if all(w >= n / 2 for w, n, _ in shares.values()) else "fail",
                    "; ".join(f"PrivPGD lower than {b} in {w}/{n} (ε, dataset, error) triples "
                              f"({w / n:.0%}; {per})" for b, (w, n, per) in shares.items()),
@@ -224,14 +228,14 @@ def _beats_gem_and_rap(runs_by_epsilon: dict[float, pd.DataFrame]) -> Outcome:
 
 
 def _beats_gem_and_rap_small(ctx: CheckContext) -> Outcome:
-    for artifact in COMPARISONS:
-        _means(ctx, artifact, "sw1")  # every mechanism recorded, or MissingResults
-    return _beats_gem_and_rap({FIGURE_EPSILONS[a]: ctx.results(a, SCALE) for a in COMPARISONS})
+    return _beats_gem_and_rap({FIGURE_EPSILONS[a]: functools.partial(_means, ctx, a)
+                               for a in COMPARISONS})
 
 
 def _beats_gem_and_rap_at_paper_settings(ctx: CheckContext) -> Outcome:
     both, _ = _at_paper_settings(ctx)
-    return _beats_gem_and_rap({FIGURE_EPSILONS["privpgd-fig1"]: both})
+    return _beats_gem_and_rap({FIGURE_EPSILONS["privpgd-fig1"]: lambda metric: both.pivot_table(
+        index="dataset", columns="mechanism", values=f"metric.{metric}")})
 
 
 def _by_strength(ctx: CheckContext, metric: str) -> pd.DataFrame:
