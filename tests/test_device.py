@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import pytest
 import torch
 
-from reprolib._device import describe_device, jax_has_gpu, placed, resolve_device
+from reprolib._device import describe_cpu, describe_device, jax_has_gpu, placed, resolve_device
 from reprolib.experiments._experiment import Experiment, NoSettings, no_settings
 
 
@@ -28,7 +28,18 @@ def test_unknown_device():
 def test_placed_on_the_cpu_keeps_jax_there():
     with placed("cpu"):
         assert jnp.ones(3).devices() == {jax.devices("cpu")[0]}
-    assert describe_device("cpu") == "cpu"
+    assert describe_device("cpu") == f"cpu ({describe_cpu()})"
+
+
+def test_a_cpu_is_named_by_model_and_widest_vector_instructions(tmp_path):
+    """The kind of CPU decides the CPU kernels' float sums, so the store names it."""
+    cpuinfo = tmp_path / "cpuinfo"
+    processor = "processor\t: {}\nmodel name\t: Example CPU 9000\nflags\t\t: fpu sse4_2 avx avx2 {}\n"
+    cpuinfo.write_text(processor.format(0, "avx512f") + "\n" + processor.format(1, "avx512f"))
+    assert describe_cpu(cpuinfo) == "Example CPU 9000, AVX-512"
+    cpuinfo.write_text(processor.format(0, ""))
+    assert describe_cpu(cpuinfo) == "Example CPU 9000, AVX2"
+    assert describe_cpu(tmp_path / "absent")  # not Linux: the platform's name, never empty
 
 
 @pytest.mark.skipif(not jax_has_gpu(), reason="needs JAX with a GPU backend")

@@ -3,13 +3,17 @@
 torch code takes the device as an argument; JAX code (RAP++, RAP, Private-PGM through mbi)
 runs under :func:`placed`, which makes the resolved device JAX's default. A machine whose
 torch sees a GPU but whose JAX is the CPU-only build runs JAX on the CPU, and
-:func:`describe_device` says so in the store.
+:func:`describe_device` says so in the store. A CPU is named with its model and its widest vector
+instructions: the float sums of torch's and JAX's CPU kernels depend on them, so results are only
+bit-for-bit comparable between CPUs of one kind (the smoke regression checks rely on the name).
 """
 
 from __future__ import annotations
 
 import contextlib
+import platform
 from collections.abc import Iterator
+from pathlib import Path
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -52,9 +56,9 @@ def placed(device: str) -> Iterator[None]:
 @contextlib.contextmanager
 def one_cpu_thread(device: str) -> Iterator[None]:
     """Inside, on the CPU, torch computes on one thread: its float sums depend on the thread
-    count, and an experiment's run must give the same numbers on every machine (the smoke
-    regression checks compare them to 1e-6). The thread count is restored on exit; on a GPU
-    nothing changes.
+    count, and an experiment's run must give the same numbers on every machine with the same
+    kind of CPU (the smoke regression checks compare them to 1e-5 or less). The thread count is
+    restored on exit; on a GPU nothing changes.
     """
     import torch
 
@@ -67,13 +71,35 @@ def one_cpu_thread(device: str) -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
+#: Linux's CPU flags for the vector instructions that decide the CPU kernels' float sums,
+#: widest first, with the names :func:`describe_cpu` gives them.
+_VECTOR_FLAGS = (("avx512_fp16", "AVX-512 FP16"), ("avx512f", "AVX-512"), ("avx2", "AVX2"),
+                 ("avx", "AVX"), ("sse4_2", "SSE4.2"))
+
+
+def describe_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU's kind, e.g. ``"Intel(R) Xeon(R) Processor, AVX-512 FP16"``: Linux's model name
+    and the widest vector instructions it lists; elsewhere the platform's processor name.
+    """
+    try:
+        lines = cpuinfo.read_text().splitlines()
+    except OSError:
+        return platform.processor() or platform.machine() or "unknown CPU"
+    fields = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    model = fields.get("model name") or platform.machine() or "unknown CPU"
+    flags = set(fields.get("flags", "").split())
+    widest = next((name for flag, name in _VECTOR_FLAGS if flag in flags), None)
+    return f"{model}, {widest}" if widest else model
+
+
 def describe_device(device: str) -> str:
-    """A human-readable name for the results store, e.g. ``"cuda (NVIDIA H100 80GB HBM3)"``.
+    """A human-readable name for the results store: ``"cpu (<describe_cpu()>)"`` or, e.g.,
+    ``"cuda (NVIDIA H100 80GB HBM3)"``.
 
     Where torch sees the GPU but JAX cannot use it, the name ends in ``"; JAX on cpu"``.
     """
     if device != "cuda":
-        return device
+        return f"{device} ({describe_cpu()})"
     import torch
 
     name = f"cuda ({torch.cuda.get_device_name(0)})"

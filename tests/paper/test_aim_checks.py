@@ -9,7 +9,7 @@ COMMITTED = repo_root() / "results"
 
 
 def _statuses(root):
-    checks = [c for c in checks_of("aim") if c.kind != "regression"]  # regression: slow, in CI
+    checks = [c for c in checks_of("aim") if c.kind != "regression"]  # regression: test_regression_checks.py
     card = scorecard_frame(evaluate_checks(checks, root))
     return dict(zip(card["check"], card["status"], strict=False))
 

@@ -6,8 +6,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from reprolib._device import describe_device
 from reprolib._paths import repo_root
-from reprolib.experiments import checks_of, evaluate_checks, run_experiment, scorecard_frame
+from reprolib.experiments import (
+    checks_of,
+    evaluate_checks,
+    regression_check,
+    run_experiment,
+    scorecard_frame,
+)
 
 COMMITTED = repo_root() / "results"
 
@@ -36,6 +43,7 @@ def tampered(scratch_dirs):
     path = results / "preliminaries" / "prelim-conversions" / "smoke.parquet"
     table = pq.read_table(path)
     frame = table.to_pandas()
+    assert set(frame["device"]) == {describe_device("cpu")}
     row = frame.index[(frame["mechanism"] == "cks") & (frame["delta"] == 1e-9)
                       & (frame["epsilon"] == 1.0)][0]
     metrics = json.loads(frame.at[row, "metrics_json"])
@@ -51,3 +59,22 @@ def test_wrong_results_fail_the_exact_and_regression_checks(tampered):
     assert statuses["prelim-aim-code-rho-smoke"] == "fail"
     assert statuses["prelim-conversions-regression"] == "fail"
     assert statuses["prelim-aim-code-rho-small"] == "pass"  # the small results are untouched
+
+
+def test_a_regression_is_bit_for_bit_only_on_the_recording_cpu(tampered):
+    """Rows this CPU recorded are held to rtol; rows another CPU recorded to cross_cpu_rtol."""
+    check = regression_check("prelim-conversions", ["rho"], rtol=1e-9, cross_cpu_rtol=1e-2,
+                             data="closed forms")
+    [(_, here)] = evaluate_checks([check], tampered)
+    assert here.status == "fail" and "on the recording CPU" in here.observed
+    assert here.expected == "same cells, rel. diff <= 1e-09"
+
+    path = tampered / "preliminaries" / "prelim-conversions" / "smoke.parquet"
+    table = pq.read_table(path)
+    elsewhere = table.set_column(table.schema.get_field_index("device"), "device",
+                                 pa.array(["cpu (Another CPU, AVX2)"] * len(table)))
+    pq.write_table(elsewhere.replace_schema_metadata(table.schema.metadata), path)
+    [(_, there)] = evaluate_checks([check], tampered)
+    assert there.status == "pass", there.observed
+    assert "recorded on cpu (Another CPU, AVX2), recomputed on cpu (" in there.observed
+    assert there.expected == "same cells, rel. diff <= 0.01 (across CPUs)"

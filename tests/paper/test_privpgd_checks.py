@@ -20,7 +20,7 @@ def _errors_times(factor, of):
 
 
 def _statuses(root):
-    checks = [c for c in checks_of("privpgd") if c.kind != "regression"]  # regression: in CI
+    checks = [c for c in checks_of("privpgd") if c.kind != "regression"]  # regression: test_regression_checks.py
     card = scorecard_frame(evaluate_checks(checks, root))
     return dict(zip(card["check"], card["status"], strict=False))
 

@@ -13,7 +13,7 @@ DEVIATIONS = sorted(["rappp-fig2-mm-below-pgm-small", "rappp-fig2-mm-gap-small",
 
 
 def _statuses(root):
-    checks = [c for c in checks_of("rappp") if c.kind != "regression"]  # regression: in CI
+    checks = [c for c in checks_of("rappp") if c.kind != "regression"]  # regression: test_regression_checks.py
     card = scorecard_frame(evaluate_checks(checks, root))
     return dict(zip(card["check"], card["status"], strict=False))
 
