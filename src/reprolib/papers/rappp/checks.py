@@ -316,7 +316,6 @@ def _single_task_claims(scale: str) -> list[Check]:
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ answers mixed marginals better than PGM at every ε (Figure 2: "
                           "'consistently achieves lower error')",
-              deviation=("RAP++'s mixed-marginal error is above PGM's on income at the smallest epsilon (0.07) and below it everywhere else, " + SO_FAR),
               evaluate=lambda ctx: _mm_below_pgm(ctx, scale)),
         Check(id=f"rappp-fig2-mm-gap-{scale}", artifact="rappp-fig2", kind="claim",
               scale=scale, data=COMPARISON_DATA,
@@ -334,7 +333,7 @@ def _single_task_claims(scale: str) -> list[Check]:
         Check(id=f"rappp-fig7-cm-comparable-{scale}", artifact="rappp-fig7", kind="claim",
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ and PGM answer categorical marginals comparably (Figure 7)",
-              deviation=("RAP++'s categorical-marginal error is 1.1 to 2 times PGM's (1.5 times on average) at every epsilon, " + SO_FAR),
+              deviation=("RAP++'s categorical-marginal error is 1.1 to 1.9 times PGM's (1.5 times on average) at every epsilon, " + SO_FAR),
               evaluate=lambda ctx: _cm_comparable(ctx, scale)),
         Check(id=f"rappp-fig4-best-{scale}", artifact="rappp-fig4", kind="claim", scale=scale,
               data=f"{COMPARISON_DATA}; {state} for the paper's New York",
@@ -347,7 +346,7 @@ def _single_task_claims(scale: str) -> list[Check]:
         Check(id=f"rappp-fig8-income-best-{scale}", artifact="rappp-fig8", kind="claim",
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ has the best F1 on income, where numbers matter most (Figure 8)",
-              deviation=("as Figure 4's: PGM's income F1 is above RAP++'s from epsilon 0.52 on, " + SO_FAR),
+              deviation=("averaged over Massachusetts and Texas, RAP++'s income F1 is the best from epsilon 0.15 on but 0.002 behind RAP's at 0.07 (0.532 against 0.533; the seeds' standard deviations there are 0.05 to 0.16); on Massachusetts alone PGM is ahead from 0.52 on (Figure 4's deviation), " + SO_FAR),
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig8", scale, None).loc[["income"]], 0.0,
                   "RAP++'s mean F1 (over states) at least every other's on income, every ε")),
