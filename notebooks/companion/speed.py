@@ -19,7 +19,9 @@
 # reduced compute of the whole design, the `paper` rows runs at the papers' own settings
 # (spot runs, where a paper's grid is not complete). Each run's time is that of the machine
 # that recorded it, loaded or not, so these figures size a batch (`reprolib batch --dry-run`
-# estimates one from the same rows) rather than rank implementations.
+# estimates one from the same rows) rather than rank implementations. A CPU is named by its
+# model and widest vector instructions; runs stored before the store recorded that name show as
+# "cpu (model not recorded)".
 #
 # The papers' benchmarks, which fix the knobs and record the machine's load, are on their own
 # pages: AIM's speed benchmark and its side-by-side with the authors' 2022 code on

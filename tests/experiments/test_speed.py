@@ -7,6 +7,7 @@ import pandas as pd
 from reprolib.experiments import (
     PAPER_SETTING_COLUMNS,
     SPEED_COLUMNS,
+    UNNAMED_CPU,
     catalogue,
     get_experiment,
     open_store,
@@ -38,8 +39,8 @@ def test_committed_runs_are_summarised_once_per_store_in_book_order():
     assert got == expected > 0
 
 
-def _store_small(root, cell, seconds):
-    provenance = {"device": "cpu", "versions": {}, "git_revision": "test",
+def _store_small(root, cell, seconds, device="cpu"):
+    provenance = {"device": device, "versions": {}, "git_revision": "test",
                   "created_at": "2026-01-01T00:00:00+00:00"}
     open_store(cell.artifact, "small", root).append(cell, scale="small", metrics={},
                                                     wall_time_s=seconds, provenance=provenance)
@@ -63,3 +64,16 @@ def test_paper_setting_runs_are_small_runs_of_paper_cells_with_unread_knobs_set_
     assert runs["mechanism"].tolist() == ["MST"]
     assert runs["minutes"].tolist() == [1.0] and "longest of 2 small runs" in runs["setting"][0]
     assert paper_setting_runs("AIM", ["aim-fig1"], root=tmp_path).empty  # nothing set aside
+
+
+def test_rows_stored_before_cpus_were_named_show_as_an_unnamed_cpu(tmp_path):
+    experiment = get_experiment("aim-fig1")
+    mst, other_mst = [c for c in experiment.cells("paper", experiment.settings_at("paper"))
+                      if c.mechanism == "MST"][:2]
+    named = "cpu (Some CPU, AVX2)"
+    _store_small(tmp_path, mst, 30.0)
+    _store_small(tmp_path, other_mst, 60.0, device=named)
+    table = recorded_speed(root=tmp_path)
+    assert sorted(table["device"]) == sorted([UNNAMED_CPU, named])
+    runs = paper_setting_runs("AIM", ["aim-fig1"], ignore=unread_params, root=tmp_path)
+    assert sorted(runs["device"]) == sorted([UNNAMED_CPU, named])

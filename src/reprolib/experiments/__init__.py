@@ -40,6 +40,7 @@ from reprolib.experiments._scorecard import (
 from reprolib.experiments._speed import (
     PAPER_SETTING_COLUMNS,
     SPEED_COLUMNS,
+    UNNAMED_CPU,
     paper_setting_runs,
     recorded_speed,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "SPEED_COLUMNS",
     "STATUSES",
     "STATUS_WORDS",
+    "UNNAMED_CPU",
     "Artifact",
     "Catalogue",
     "Cell",

@@ -3,8 +3,9 @@
 Every experiment's store at the chosen scales is read once (artifacts that share a store share
 its rows). Per (paper, mechanism, scale, device): how many runs are recorded, the median and the
 largest wall time, and the dataset of the largest. These are the committed runs' own wall times
-on the machines that recorded them (the store keeps the device of each row); the papers' speed
-pages add their benchmarks, with the knobs and the machine's load.
+on the machines that recorded them (the store keeps the device of each row; rows recorded before
+it named a CPU's model say ``cpu``, shown as :data:`UNNAMED_CPU`); the papers' speed pages add
+their benchmarks, with the knobs and the machine's load.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "m
 PAPER_SETTING_COLUMNS = ("paper", "mechanism", "setting", "device", "minutes", "measured", "goal",
                          "authors")
 NO_DATA = ("none", "closed-form")  # the dataset names of rows that ran nothing on data
+#: the device shown for rows stored before ``describe_device`` named a CPU's model
+UNNAMED_CPU = "cpu (model not recorded)"
+
+
+def _devices(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows.assign(device=rows["device"].replace("cpu", UNNAMED_CPU))
 
 
 def recorded_speed(scales: Sequence[str] = ("small", "paper"),
@@ -50,7 +57,7 @@ def recorded_speed(scales: Sequence[str] = ("small", "paper"),
                 if store.path in seen or len(store) == 0:
                     continue
                 seen.add(store.path)
-                rows = store.frame()[["mechanism", "dataset", "device", "wall_time_s"]]
+                rows = _devices(store.frame()[["mechanism", "dataset", "device", "wall_time_s"]])
                 ran = (rows["mechanism"] != "none") & ~rows["dataset"].isin(NO_DATA)
                 frames.append(rows[ran].assign(paper=key, scale=scale))
     if not frames:
@@ -111,7 +118,7 @@ def paper_setting_runs(paper: str, artifacts: Sequence[str], *, scale: str = "sm
         if len(rows):
             keys = rows.apply(lambda row: _without(_stored_cell(row), ignore(row["mechanism"])),
                               axis=1)
-            frames.append(rows[keys.isin(wanted)])
+            frames.append(_devices(rows[keys.isin(wanted)]))
     runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if runs.empty:
         return pd.DataFrame(columns=list(PAPER_SETTING_COLUMNS))
