@@ -10,9 +10,17 @@ from pathlib import Path
 
 
 def append(path: Path, row: dict[str, object]) -> None:
-    """Append ``row`` to the CSV at ``path``, writing the header if the file is new."""
+    """Append ``row`` to the CSV at ``path``, writing the header if the file is new; a file whose
+    header names other columns, or the same in another order, is refused (its rows would shift).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     new = not path.exists()
+    if not new:
+        with path.open(newline="") as handle:
+            header = next(csv.reader(handle), [])
+        if header != list(row):
+            raise ValueError(f"{path} has the columns {header}, this run's row has {list(row)}: "
+                             "write to a new file, or add the new columns to the old rows first")
     with path.open("a", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(row))
         if new:

@@ -62,8 +62,12 @@ generation 2m on; ours compares consecutive blocks from the first. Wall time for
 includes its setup of the statistics (its vmap'd scans over the data), ours includes the release;
 both include compilation. The reference checks its stopping rule only every max(100, m)
 generations, so a time-limited run overshoots ``--time-limit`` by up to one block (15 to 35 s on
-one CPU thread at m = 2,000). Rows are appended to ``--out`` (the file's rows came from these
-three calls, one process at a time, on one CPU thread)::
+one CPU thread at m = 2,000). ``--stop-tolerance`` sets both engines' early-stopping tolerance
+(default the entry point's 1e-4; 0 never stops early, so a run makes ``--max-generations``
+generations, or the reference runs to its time limit): the file's runs without early stopping
+measure how our search's distance moves with its length. Rows are appended to ``--out``, each
+with its tolerance (the file's rows came from these calls, one process at a time, on one CPU
+thread)::
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/private_gsd_reference.py --engine ours \\
         --dataset adult --rho 0.005 0.05 0.5 --seed 0 1 \\
@@ -71,6 +75,11 @@ three calls, one process at a time, on one CPU thread)::
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/private_gsd_reference.py --engine reference \\
         --reference /work/scratch/gsd_ref --dataset adult --rho 0.005 0.05 0.5 --seed 0 \\
         --time-limit 540 --out results/privpgd/benchmarks/gsd-reference.csv   (then --seed 1)
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/private_gsd_reference.py --engine ours \\
+        --dataset adult --rho 0.005 0.5 --seed 0 1 --stop-tolerance 0 --max-generations G \\
+        --out results/privpgd/benchmarks/gsd-reference.csv   (G = 20000, 50000, 200000)
+
+The last ran beside two other processes on a 2-core machine: their seconds are not comparable.
 """
 
 from __future__ import annotations
@@ -112,6 +121,8 @@ def parse_args() -> argparse.Namespace:
                         help="m, the synthetic records of both engines")
     parser.add_argument("--max-generations", type=int, default=PrivateGSDConfig().generations,
                         help="the most generations of both engines")
+    parser.add_argument("--stop-tolerance", type=float, default=STOP_TOLERANCE,
+                        help="both engines' early-stopping tolerance (0: no early stopping)")
     parser.add_argument("--time-limit", type=float, default=600.0,
                         help="seconds after which the reference stops at its next early-stopping "
                              "check (ours has no time limit)")
@@ -189,7 +200,7 @@ def import_reference(reference: Path) -> types.SimpleNamespace:
 
 
 def reference_gsd(ref: types.SimpleNamespace, data: Dataset, rho: float, seed: int, *,
-                  records: int, max_generations: int,
+                  records: int, max_generations: int, stop_tolerance: float,
                   time_limit: float) -> tuple[Dataset, dict[str, object]]:
     """The authors' one-shot Private-GSD as ``GSDSynthesizer.fit`` runs it, on our codes."""
     import jax
@@ -203,7 +214,7 @@ def reference_gsd(ref: types.SimpleNamespace, data: Dataset, rho: float, seed: i
     domain.set_bin_edges({})  # no numeric columns: no thresholds, the whole rho to the marginals
     generator = ref.GeneticSD(domain=domain, data_size=records, num_generations=max_generations,
                               genetic_operators=ref.operators, print_progress=False,
-                              stop_early=True, stop_eary_threshold=STOP_TOLERANCE,
+                              stop_early=True, stop_eary_threshold=stop_tolerance,
                               sparse_statistics=True)
     statistics = ref.AdaptiveChainedStatistics(theirs)
     statistics.add_stat_module_and_fit(ref.Marginals.get_all_kway_combinations(
@@ -230,7 +241,7 @@ def main() -> None:
     ref = import_reference(args.reference.resolve()) if "reference" in args.engine else None
     revision = collect_provenance("cpu")["git_revision"]
     config = PrivateGSDConfig(records=args.records, generations=args.max_generations,
-                              stop_tolerance=STOP_TOLERANCE)
+                              stop_tolerance=args.stop_tolerance)
     for name in args.dataset:
         data = load_aim_dataset(name)
         marginals = len(list(itertools.combinations(data.domain.attributes, 2)))
@@ -253,12 +264,14 @@ def main() -> None:
                     else:
                         synthetic, diagnostics = reference_gsd(
                             ref, data, rho, seed, records=args.records,
-                            max_generations=args.max_generations, time_limit=args.time_limit)
+                            max_generations=args.max_generations,
+                            stop_tolerance=args.stop_tolerance, time_limit=args.time_limit)
                         seconds = time.perf_counter() - started
                         limit = args.time_limit
                     row = {"dataset": name, "rho": rho, "seed": seed, "engine": engine,
                            "marginals": marginals, "records": synthetic.records,
                            "max_generations": args.max_generations, "time_limit": limit,
+                           "stop_tolerance": args.stop_tolerance,
                            **diagnostics, "tv_distance": average_tv(data, synthetic),
                            "seconds": seconds, "reference_tree": REFERENCE_TREE,
                            "git_revision": revision}

@@ -104,21 +104,46 @@ def test_reduced_against_paper_pairs_privpgd_runs_by_dataset_and_seed():
     assert table.loc["ACS Income", ("L1", "paper")] == pytest.approx(0.2)
 
 
+def _gsd_benchmark(root, **columns):
+    from reprolib.papers.privpgd.pages import GSD_REFERENCE_CSV
+
+    path = root / GSD_REFERENCE_CSV
+    path.parent.mkdir(parents=True)
+    pd.DataFrame({"dataset": "adult", "max_generations": 200, **columns}).to_csv(path, index=False)
+
+
 def test_gsd_reference_table_pairs_engines_by_dataset_and_rho(tmp_path):
-    from reprolib.papers.privpgd.pages import GSD_REFERENCE_CSV, gsd_reference_table
+    from reprolib.papers.privpgd.pages import gsd_reference_table
 
     assert gsd_reference_table(tmp_path) is None
-    path = tmp_path / GSD_REFERENCE_CSV
-    path.parent.mkdir(parents=True)
-    pd.DataFrame({
-        "dataset": "adult", "rho": 0.05, "seed": [0, 1, 0, 0],
-        "engine": ["ours", "ours", "reference", "reference"],
-        "tv_distance": [0.02, 0.04, 0.99, 0.04],  # the reference's seed 0 ran twice: the last counts
-        "generations": [100, 300, 50, 60], "stopped_early": [True, True, False, False],
-        "seconds": [1.0, 3.0, 9.0, 10.0]}).to_csv(path, index=False)
+    _gsd_benchmark(
+        tmp_path, rho=0.05, seed=[0, 1, 0, 0, 0], stop_tolerance=[1e-4, 1e-4, 1e-4, 1e-4, 0.0],
+        engine=["ours", "ours", "reference", "reference", "ours"],
+        # the reference's seed 0 ran twice: the last counts; the run without early stopping
+        # belongs to the search-length table
+        tv_distance=[0.02, 0.04, 0.99, 0.04, 0.5], generations=[100, 300, 50, 60, 200],
+        stopped_early=[True, True, False, False, False], seconds=[1.0, 3.0, 9.0, 10.0, 20.0])
     table = gsd_reference_table(tmp_path)
     row = table.loc[("adult", 0.05)]
     assert row[("ours", "seeds")] == 2 and row[("reference", "seeds")] == 1
     assert row[("ours", "tv")] == pytest.approx(0.03)
     assert row[("ours", "stopped_early")] == 2 and row[("reference", "generations")] == 60
     assert row[("ours / reference", "tv")] == pytest.approx(0.75)
+
+
+def test_gsd_search_length_table_puts_runs_without_early_stopping_beside_early_ones(tmp_path):
+    from reprolib.papers.privpgd.pages import gsd_search_length_table
+
+    _gsd_benchmark(tmp_path, rho=[0.5, 0.005, 0.005, 0.005, 0.005], seed=[0, 0, 0, 1, 0],
+                   engine=["ours", "ours", "ours", "ours", "reference"],
+                   stop_tolerance=[1e-4, 1e-4, 0.0, 0.0, 0.0], tv_distance=[0.9, 0.1, 0.2, 0.4, 9.0],
+                   generations=[90, 80, 200, 200, 200], stopped_early=False, seconds=1.0)
+    table = gsd_search_length_table(tmp_path)
+    # rho 0.5 has no run without early stopping, and the reference's runs are not ours
+    assert table.index.tolist() == [("adult", 0.005, "early"), ("adult", 0.005, "200 generations")]
+    assert table["seeds"].tolist() == [1, 2]
+    assert table["tv"].tolist() == pytest.approx([0.1, 0.3])
+    no_search = tmp_path / "other"
+    _gsd_benchmark(no_search, rho=[0.5], seed=0, engine="ours", stop_tolerance=1e-4,
+                   tv_distance=0.1, generations=90, stopped_early=True, seconds=1.0)
+    assert gsd_search_length_table(no_search) is None

@@ -15,6 +15,7 @@ import pandas as pd
 
 from reprolib._paths import results_dir
 from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs
+from reprolib.mechanisms.genetic.private_gsd import PrivateGSDConfig
 from reprolib.papers.privpgd import TABLE_NUMBERS
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
 
@@ -146,16 +147,25 @@ def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
 GSD_REFERENCE_CSV = "privpgd/benchmarks/gsd-reference.csv"
 
 
+def _gsd_runs(root: Path | None) -> pd.DataFrame | None:
+    path = (root or results_dir()) / GSD_REFERENCE_CSV
+    if not path.is_file():
+        return None
+    return pd.read_csv(path).drop_duplicates(
+        ["dataset", "rho", "seed", "engine", "stop_tolerance", "max_generations"], keep="last")
+
+
 def gsd_reference_table(root: Path | None = None) -> pd.DataFrame | None:
-    """Our Private-GSD beside its authors' code (``benchmarks/private_gsd_reference.py``): per
+    """Our Private-GSD beside its authors' code (``benchmarks/private_gsd_reference.py``), both
+    under the authors' early-stopping rule (``PrivateGSDConfig``'s default tolerance): per
     (dataset, rho) and engine the seeds run, the mean, min and max 2-way total variation
     distance, the mean generations and seconds and the runs that stopped early, with ``ours /
     reference``, the ratio of the mean distances; None when nothing was run.
     """
-    path = (root or results_dir()) / GSD_REFERENCE_CSV
-    if not path.is_file():
+    runs = _gsd_runs(root)
+    if runs is None:
         return None
-    runs = pd.read_csv(path).drop_duplicates(["dataset", "rho", "seed", "engine"], keep="last")
+    runs = runs[runs["stop_tolerance"] == PrivateGSDConfig().stop_tolerance]
     table = runs.groupby(["dataset", "rho", "engine"]).agg(
         seeds=("seed", "nunique"), tv=("tv_distance", "mean"), tv_min=("tv_distance", "min"),
         tv_max=("tv_distance", "max"), generations=("generations", "mean"),
@@ -164,6 +174,33 @@ def gsd_reference_table(root: Path | None = None) -> pd.DataFrame | None:
     if {"ours", "reference"} <= {engine for engine, _ in table.columns}:
         table[("ours / reference", "tv")] = table[("ours", "tv")] / table[("reference", "tv")]
     return table
+
+
+def gsd_search_length_table(root: Path | None = None) -> pd.DataFrame | None:
+    """Our Private-GSD's 2-way total variation distance against the length of its search, from
+    the same benchmark: per (dataset, rho) and stopping (``early`` under the authors' rule, or
+    ``G generations`` for runs without early stopping, at ``G`` generations), the seeds, the mean
+    generations run and the mean, min and max distance; None when no run went without early
+    stopping.
+    """
+    runs = _gsd_runs(root)
+    if runs is None:
+        return None
+    ours = runs[runs["engine"] == "ours"]
+    unstopped = ours["stop_tolerance"] == 0
+    if not unstopped.any():
+        return None
+    ours = ours.assign(
+        stopping=np.where(unstopped, ours["max_generations"].map("{:,} generations".format),
+                          "early"),
+        order=np.where(unstopped, ours["max_generations"], -1))
+    table = (ours.groupby(["dataset", "rho", "order", "stopping"])
+             .agg(seeds=("seed", "nunique"), generations=("generations", "mean"),
+                  tv=("tv_distance", "mean"), tv_min=("tv_distance", "min"),
+                  tv_max=("tv_distance", "max"))
+             .reset_index("order", drop=True))
+    searched = set(zip(ours.loc[unstopped, "dataset"], ours.loc[unstopped, "rho"], strict=True))
+    return table[[(dataset, rho) in searched for dataset, rho, _ in table.index]]
 
 
 PAPER_PARTICLES, PAPER_EPOCHS = 100_000, 1000
