@@ -101,19 +101,20 @@ for metric in METRICS:
 # table). At ρ = 0.5, where fitting longer helps, ours is the lower. The tables read
 # `results/privpgd/benchmarks/gsd-reference.csv`; nothing is computed here.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 from IPython.display import display
 
 from reprolib.papers.privpgd.pages import gsd_reference_table
 
+PADDED = [{"selector": "td, th", "props": "padding: 0 0.5em"}]
 gsd = gsd_reference_table()
 if gsd is None:
     print("no side-by-side runs of Private GSD")
 else:
-    display(gsd.style.format("{:.4f}").format(
-        "{:.0f}", subset=[c for c in gsd if c[1] in ("seeds", "generations", "stopped_early",
-                                                     "seconds")])
-        .format_index("{:g}", level="rho"))
+    display(gsd.style.format("{:.4f}")
+            .format("{:.0f}", subset=["seeds", "generations", "stopped early", "seconds"])
+            .format("{:.3f}", subset=["TV / reference"])
+            .format_index("{:g}", level="rho").set_table_styles(PADDED))
 
 # %% [markdown]
 # How far the search goes decides the distance, and in opposite directions at the two ends of the
@@ -123,7 +124,7 @@ else:
 # of the measured marginals ever more closely, so the stopping rule, not the search, sets the
 # error there; at ρ = 0.5 it falls.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 from reprolib.papers.privpgd.pages import gsd_search_length_table
 
 search = gsd_search_length_table()
@@ -131,4 +132,4 @@ if search is None:
     print("no run of Private GSD without early stopping")
 else:
     display(search.style.format("{:.4f}").format("{:.0f}", subset=["seeds", "generations"])
-            .format_index("{:g}", level="rho"))
+            .format_index("{:g}", level="rho").set_table_styles(PADDED))

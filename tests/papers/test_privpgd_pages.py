@@ -124,11 +124,11 @@ def test_gsd_reference_table_pairs_engines_by_dataset_and_rho(tmp_path):
         tv_distance=[0.02, 0.04, 0.99, 0.04, 0.5], generations=[100, 300, 50, 60, 200],
         stopped_early=[True, True, False, False, False], seconds=[1.0, 3.0, 9.0, 10.0, 20.0])
     table = gsd_reference_table(tmp_path)
-    row = table.loc[("adult", 0.05)]
-    assert row[("ours", "seeds")] == 2 and row[("reference", "seeds")] == 1
-    assert row[("ours", "tv")] == pytest.approx(0.03)
-    assert row[("ours", "stopped_early")] == 2 and row[("reference", "generations")] == 60
-    assert row[("ours / reference", "tv")] == pytest.approx(0.75)
+    ours, reference = table.loc[("adult", 0.05, "ours")], table.loc[("adult", 0.05, "reference")]
+    assert ours["seeds"] == 2 and reference["seeds"] == 1
+    assert ours["TV"] == pytest.approx(0.03)
+    assert ours["stopped early"] == 2 and reference["generations"] == 60
+    assert ours["TV / reference"] == pytest.approx(0.75) and reference["TV / reference"] == 1
 
 
 def test_gsd_search_length_table_puts_runs_without_early_stopping_beside_early_ones(tmp_path):
@@ -142,7 +142,7 @@ def test_gsd_search_length_table_puts_runs_without_early_stopping_beside_early_o
     # rho 0.5 has no run without early stopping, and the reference's runs are not ours
     assert table.index.tolist() == [("adult", 0.005, "early"), ("adult", 0.005, "200 generations")]
     assert table["seeds"].tolist() == [1, 2]
-    assert table["tv"].tolist() == pytest.approx([0.1, 0.3])
+    assert table["TV"].tolist() == pytest.approx([0.1, 0.3])
     no_search = tmp_path / "other"
     _gsd_benchmark(no_search, rho=[0.5], seed=0, engine="ours", stop_tolerance=1e-4,
                    tv_distance=0.1, generations=90, stopped_early=True, seconds=1.0)

@@ -147,6 +147,10 @@ def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
 GSD_REFERENCE_CSV = "privpgd/benchmarks/gsd-reference.csv"
 
 
+_TV = {"TV": ("tv_distance", "mean"), "TV min": ("tv_distance", "min"),
+       "TV max": ("tv_distance", "max")}
+
+
 def _gsd_runs(root: Path | None) -> pd.DataFrame | None:
     path = (root or results_dir()) / GSD_REFERENCE_CSV
     if not path.is_file():
@@ -158,21 +162,22 @@ def _gsd_runs(root: Path | None) -> pd.DataFrame | None:
 def gsd_reference_table(root: Path | None = None) -> pd.DataFrame | None:
     """Our Private-GSD beside its authors' code (``benchmarks/private_gsd_reference.py``), both
     under the authors' early-stopping rule (``PrivateGSDConfig``'s default tolerance): per
-    (dataset, rho) and engine the seeds run, the mean, min and max 2-way total variation
-    distance, the mean generations and seconds and the runs that stopped early, with ``ours /
-    reference``, the ratio of the mean distances; None when nothing was run.
+    (dataset, rho, engine) the seeds run, the mean generations, the runs that stopped early, the
+    mean seconds, the mean, min and max 2-way total variation distance (``TV``...), and ``TV /
+    reference``, the engine's mean distance over the reference's; None when nothing was run.
     """
     runs = _gsd_runs(root)
     if runs is None:
         return None
     runs = runs[runs["stop_tolerance"] == PrivateGSDConfig().stop_tolerance]
     table = runs.groupby(["dataset", "rho", "engine"]).agg(
-        seeds=("seed", "nunique"), tv=("tv_distance", "mean"), tv_min=("tv_distance", "min"),
-        tv_max=("tv_distance", "max"), generations=("generations", "mean"),
+        seeds=("seed", "nunique"), generations=("generations", "mean"),
         stopped_early=("stopped_early", "sum"), seconds=("seconds", "mean"),
-    ).unstack("engine").swaplevel(axis=1).sort_index(axis=1)
-    if {"ours", "reference"} <= {engine for engine, _ in table.columns}:
-        table[("ours / reference", "tv")] = table[("ours", "tv")] / table[("reference", "tv")]
+        **_TV).rename(columns={"stopped_early": "stopped early"})
+    if "reference" in set(table.index.get_level_values("engine")):
+        reference = table.xs("reference", level="engine")["TV"]
+        table["TV / reference"] = (table["TV"] / reference.reindex(
+            table.index.droplevel("engine")).to_numpy())
     return table
 
 
@@ -180,7 +185,7 @@ def gsd_search_length_table(root: Path | None = None) -> pd.DataFrame | None:
     """Our Private-GSD's 2-way total variation distance against the length of its search, from
     the same benchmark: per (dataset, rho) and stopping (``early`` under the authors' rule, or
     ``G generations`` for runs without early stopping, at ``G`` generations), the seeds, the mean
-    generations run and the mean, min and max distance; None when no run went without early
+    generations run and the mean, min and max distance (``TV``...); None when no run went without early
     stopping.
     """
     runs = _gsd_runs(root)
@@ -195,9 +200,7 @@ def gsd_search_length_table(root: Path | None = None) -> pd.DataFrame | None:
                           "early"),
         order=np.where(unstopped, ours["max_generations"], -1))
     table = (ours.groupby(["dataset", "rho", "order", "stopping"])
-             .agg(seeds=("seed", "nunique"), generations=("generations", "mean"),
-                  tv=("tv_distance", "mean"), tv_min=("tv_distance", "min"),
-                  tv_max=("tv_distance", "max"))
+             .agg(seeds=("seed", "nunique"), generations=("generations", "mean"), **_TV)
              .reset_index("order", drop=True))
     searched = set(zip(ours.loc[unstopped, "dataset"], ours.loc[unstopped, "rho"], strict=True))
     return table[[(dataset, rho) in searched for dataset, rho, _ in table.index]]
