@@ -14,3 +14,18 @@ def test_the_injected_parameters_cell_is_removed_from_the_page(tmp_path):
     assert [cell.metadata.get("tags", []) for cell in cells] == [
         ["parameters"], ["injected-parameters", "remove-cell"], []]
     assert cells[2].outputs[0].text == "smoke\n"  # the injected value was used
+
+
+def test_every_page_hides_or_removes_its_code():
+    """The pages show what the code computes; its source sits behind "Show code cell source"."""
+    import jupytext
+
+    from reprolib._paths import repo_root
+
+    shown = []
+    for path in sorted((repo_root() / "notebooks").glob("*/*.py")):
+        for cell in jupytext.read(path).cells:
+            tags = set(cell.metadata.get("tags", []))
+            if cell.cell_type == "code" and not tags & {"hide-input", "remove-input", "remove-cell"}:
+                shown.append(f"{path.relative_to(repo_root())}: {cell.source.splitlines()[0]}")
+    assert not shown, shown

@@ -66,7 +66,7 @@ print(describe_scale(results, scale))
 # %% tags=["hide-input"]
 readable_sources(sources).style.hide(axis="index")
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 figure = log_ratio_figure(results, METRICS, cut=3.0, paper=reported_log2_ratios(epsilon),
                           substituted=tuple(sources.loc[sources["substituted"], "dataset"]))
 glue(f"{artifact}-figure", figure)

@@ -65,7 +65,7 @@ if set(states) != set(every_state):
                         "counted above are the whole grid they are cut from "
                         f"({', '.join(every_state)}).", 72))
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 if not results.empty:
     glue(f"{artifact}-figure", f1_figure(results, states))
 

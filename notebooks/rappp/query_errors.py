@@ -54,7 +54,7 @@ results = run_experiment(artifact, scale=scale, device=device, progress=False,
                          overrides=overrides)
 print(describe_comparison(results, artifact, scale))
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 if not results.empty:
     glue(f"{artifact}-figure", error_figure(results, METRICS[artifact]))
 

@@ -51,7 +51,7 @@ results = run_experiment("rappp-fig3", scale=scale, device=device, progress=Fals
                          overrides=overrides)
 print(describe_comparison(results, "rappp-fig3", scale))
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 if not results.empty:
     glue("rappp-fig3-figure", sensitivity_figure(results))
 

@@ -45,7 +45,7 @@ table
 # the calibration lands. Fixed projections need roughly √d times more noise, the gap the paper's
 # discussion after Theorem 1 attributes to releasing random directions.
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 glue("slicing-epsilon-figure", epsilon_figure(dim=100, projections=100))
 
 # %% [markdown]
