@@ -188,9 +188,9 @@ def show_side_by_side(mechanism: str, name: str) -> None:
     if table is None:
         print(f"no side-by-side runs of {name} on the {workload} workload")
         return
-    display(table.style.format("{:.4f}").format(
-        "{:.0f}", subset=[c for c in table if c[1] in ("seeds", "seconds")])
-        .format_index("{:g}", level="epsilon"))
+    display(table.style.format("{:.4f}").format("{:.0f}", subset=["seeds", "seconds"])
+            .format("{:.3f}", subset=["error / reference"]).format_index("{:g}", level="epsilon")
+            .set_table_styles([{"selector": "td, th", "props": "padding: 0 0.5em"}]))
 
 
 show_side_by_side("gem", "GEM")
@@ -205,8 +205,8 @@ show_side_by_side("gem", "GEM")
 # same noise for the same split. Both are scored with Definition 2 on all 3-way marginals. The
 # authors' fits stop early, once the loss is below 1.2 times what the data's own marginals would
 # score under the noise (0.7 times for the last fit). Ours does the same by default
-# (`PrivMRFConfig.stop_ratio` = 1.2, the `ours-stop-1.2` columns, and the figures above); the
-# `ours-stop-none` columns fit every iteration (`stop_ratio=None`). The table reads
+# (`PrivMRFConfig.stop_ratio` = 1.2, the `ours-stop-1.2` rows, and the figures above); the
+# `ours-stop-none` rows fit every iteration (`stop_ratio=None`). The table reads
 # `results/aim/benchmarks/privmrf-reference.csv`; nothing is computed here.
 
 # %% tags=["hide-input"]
@@ -224,7 +224,7 @@ show_side_by_side("privmrf", "PrivMRF")
 # the learning rate, then settle near a third of it), and never projects Adam's own iterate:
 # each gradient is taken at the iterate's projection onto the simplices. Ours does both by
 # default (`RAPQueriesConfig.adam="frozen-bias"`, `iterate="lazy"`); the `ours-optax-projected`
-# columns are Adam as published with every iterate projected, our earlier default, whose rounds
+# rows are Adam as published with every iterate projected, our earlier default, whose rounds
 # ended with the loss rising and oscillating. Titanic's workload has 173,703 cells, of which a
 # run measures 500: at ε ≤ 1 every variant stays near the error of uniform records (the earlier
 # default a little lower), and at ε = 10 ours is ahead of the authors' code. The table reads

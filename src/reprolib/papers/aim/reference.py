@@ -94,11 +94,11 @@ def reference_csv(mechanism: str) -> Path:
 
 def baseline_reference_table(mechanism: str, workload: str, path: Path | None = None
                              ) -> pd.DataFrame | None:
-    """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem" or
-    "privmrf") on ``workload``: per (dataset, epsilon) and engine the seeds run and the mean, min
-    and max workload error and mean seconds, with ``ours / reference``, the ratio of the mean
-    errors (and one such ratio for each variant of ours, an engine named ``ours-...``); None when
-    nothing was run.
+    """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem", "privmrf"
+    or "rap") on ``workload``: per (dataset, epsilon, engine) the seeds run, the mean, min and
+    max workload error and the mean seconds, with ``error / reference``, the engine's mean error
+    over the reference's (engines named ``ours-...`` are variants of ours); None when nothing was
+    run.
     """
     path = path or results_dir() / reference_csv(mechanism)
     if not path.is_file():
@@ -108,11 +108,12 @@ def baseline_reference_table(mechanism: str, workload: str, path: Path | None = 
         ["dataset", "epsilon", "seed", "engine"], keep="last")
     if runs.empty:
         return None
-    table = runs.groupby(["dataset", "epsilon", "engine"]).agg(
-        seeds=("seed", "nunique"), error=("workload_error", "mean"),
-        error_min=("workload_error", "min"), error_max=("workload_error", "max"),
-        seconds=("seconds", "mean")).unstack("engine").swaplevel(axis=1).sort_index(axis=1)
-    for engine in sorted({e for e, _ in table.columns if e.startswith("ours")}):
-        table[(f"{engine} / reference", "error")] = (table[(engine, "error")]
-                                                     / table[("reference", "error")])
+    table = runs.groupby(["dataset", "epsilon", "engine"]).agg(**{
+        "seeds": ("seed", "nunique"), "error": ("workload_error", "mean"),
+        "error min": ("workload_error", "min"), "error max": ("workload_error", "max"),
+        "seconds": ("seconds", "mean")})
+    if "reference" in set(table.index.get_level_values("engine")):
+        reference = table.xs("reference", level="engine")["error"]
+        table["error / reference"] = (table["error"] / reference.reindex(
+            table.index.droplevel("engine")).to_numpy())
     return table
