@@ -133,7 +133,7 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
     # (30 epochs: about 45 s a run on a 9,000-record stand-in on one core)
     "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
                                           "married/ma2018", "hispanic/ma2018",
-                                          "income/tx2018", "worked/tx2018",
+                                          "income/tx2018", "worked/tx2018", "owner/tx2018",
                                           "hispanic/tx2018"), trials=4,
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000, gan_epochs=30),
