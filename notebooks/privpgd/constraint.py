@@ -61,7 +61,7 @@ glue("privpgd-fig3-figure", constraint_figure(results))
 #
 # Mean over runs per dataset and λ.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 columns = ["metric.protected_abs_error", "metric.downstream_error", "metric.counting_abs_error",
            "metric.thresholding_abs_error"]
 (results.groupby(["dataset", "param.strength"])[columns].mean()

@@ -76,7 +76,7 @@ glue(f"{artifact}-figure", figure)
 #
 # Mean (and standard deviation) over runs of the log₂ ratio per dataset, mechanism and error.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 ratios = log2_ratios(results, METRICS)
 ratios.pivot_table(index=["dataset", "mechanism"], columns="metric", values="mean").style.format(
     "{:+.2f}")

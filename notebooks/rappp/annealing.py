@@ -49,5 +49,5 @@ for dataset in sorted(runs["dataset"].unique()):
 # %% [markdown]
 # The numbers behind the curves (means over seeds; σ empty for the annealed fit):
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 annealing_summary(runs).style.hide(axis="index").format(precision=4, na_rep="")

@@ -76,7 +76,7 @@ adaptation_figure(results)
 # source-only epochs), the releases per run and the noise σ per released projection, against
 # a projected signal of about ‖Φ(x)‖/√320 ≈ 0.03 per projection.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 adaptation_table(results)
 
 # %% [markdown]
@@ -93,7 +93,7 @@ adaptation_table(results)
 # the eleventh, five seeds, every run on one GPU (each run's device is in the store). The runs
 # are read from the paper-scale store; nothing is computed here.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 paper = open_store("slicing-fig2", "paper").frame() if scale != "paper" else None
 if paper is None or paper.empty:
     print("no runs at the paper's settings stored beside this page's")

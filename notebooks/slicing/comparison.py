@@ -54,7 +54,7 @@ device = "auto"
 artifact = "slicing-tab1"
 overrides = {}
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 import textwrap
 
 from reprolib.experiments import compute_summary, run_experiment

@@ -35,7 +35,7 @@ scale = "small"
 device = "auto"
 overrides = {}
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "full-width"]
 import pandas as pd
 
 from reprolib.experiments import run_experiment
