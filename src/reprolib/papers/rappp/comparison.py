@@ -134,7 +134,7 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
     "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
                                           "married/ma2018", "hispanic/ma2018",
                                           "income/tx2018", "worked/tx2018", "owner/tx2018",
-                                          "hispanic/tx2018"), trials=4,
+                                          "married/tx2018", "hispanic/tx2018"), trials=4,
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000, gan_epochs=30),
     "paper": ComparisonSettings(datasets=design("paper"), trials=4, n_synthetic=1000,
