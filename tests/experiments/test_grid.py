@@ -176,9 +176,10 @@ def test_compute_summary_adds_wall_times_and_names_devices_and_days() -> None:
                          "created_at": ["2026-11-20T10:00:00+00:00", "2026-11-21T23:59:00+00:00",
                                         "2026-11-21T00:00:00+00:00"]})
     assert compute_summary(rows) == ("3 runs, 3.00 hours of compute in all (the sum of their wall "
-                                     "times), on cpu, cuda:0 (H100), recorded from 2026-11-20 to "
-                                     "2026-11-21")
-    assert compute_summary(rows.iloc[:1]).endswith("on cpu, recorded on 2026-11-20")
+                                     "times), on cpu (model not recorded), cuda:0 (H100), recorded "
+                                     "from 2026-11-20 to 2026-11-21")
+    assert compute_summary(rows.iloc[:1]).endswith(
+        "on cpu (model not recorded), recorded on 2026-11-20")
     assert compute_summary(rows.iloc[:0]) == "no runs recorded"
 
 

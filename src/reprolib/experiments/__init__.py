@@ -29,7 +29,7 @@ from reprolib.experiments._experiment import (
 )
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._jobqueue import jobqueue_cluster
-from reprolib.experiments._provenance import collect_provenance, compute_summary
+from reprolib.experiments._provenance import UNNAMED_CPU, collect_provenance, compute_summary
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
 from reprolib.experiments._scorecard import (
     STATUS_WORDS,
@@ -40,7 +40,6 @@ from reprolib.experiments._scorecard import (
 from reprolib.experiments._speed import (
     PAPER_SETTING_COLUMNS,
     SPEED_COLUMNS,
-    UNNAMED_CPU,
     paper_setting_runs,
     recorded_speed,
 )

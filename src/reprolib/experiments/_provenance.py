@@ -96,6 +96,15 @@ def _git(arguments: list[str], *, cwd: Path) -> str | None:
     return completed.stdout
 
 
+#: how a row stored before ``describe_device`` named a CPU's model (its device: ``cpu``) is shown
+UNNAMED_CPU = "cpu (model not recorded)"
+
+
+def device_labels(devices: pd.Series) -> pd.Series:
+    """Stored devices as the pages show them: a bare ``cpu`` becomes :data:`UNNAMED_CPU`."""
+    return devices.replace("cpu", UNNAMED_CPU)
+
+
 def compute_summary(results: pd.DataFrame) -> str:
     """What produced the stored rows ``results``, in one sentence: how many runs, their summed
     wall time in hours, the devices, and the dates they were recorded on.
@@ -103,7 +112,7 @@ def compute_summary(results: pd.DataFrame) -> str:
     if results.empty:
         return "no runs recorded"
     hours = float(results["wall_time_s"].sum()) / 3600.0
-    devices = ", ".join(sorted(set(results["device"])))
+    devices = ", ".join(sorted(set(device_labels(results["device"]))))
     days = pd.to_datetime(results["created_at"], utc=True).dt.date
     first, last = days.min(), days.max()
     when = f"on {first}" if first == last else f"from {first} to {last}"

@@ -25,6 +25,7 @@ from reprolib.experiments._experiment import (
     open_store,
     stored_only,
 )
+from reprolib.experiments._provenance import device_labels
 from reprolib.experiments._store import Cell
 
 SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "max_s",
@@ -34,12 +35,10 @@ SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "m
 PAPER_SETTING_COLUMNS = ("paper", "mechanism", "setting", "device", "minutes", "measured", "goal",
                          "authors")
 NO_DATA = ("none", "closed-form")  # the dataset names of rows that ran nothing on data
-#: the device shown for rows stored before ``describe_device`` named a CPU's model
-UNNAMED_CPU = "cpu (model not recorded)"
 
 
 def _devices(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows.assign(device=rows["device"].replace("cpu", UNNAMED_CPU))
+    return rows.assign(device=device_labels(rows["device"]))
 
 
 def recorded_speed(scales: Sequence[str] = ("small", "paper"),
