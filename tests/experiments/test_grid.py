@@ -8,7 +8,7 @@ import pytest
 
 from reprolib.experiments import _provenance
 from reprolib.experiments._grid import run_grid
-from reprolib.experiments._provenance import collect_provenance, compute_summary
+from reprolib.experiments._provenance import collect_provenance, compute_summary, short_revisions
 from reprolib.experiments._store import Cell, ResultsStore
 
 
@@ -199,3 +199,12 @@ def test_a_grid_drops_jax_compiled_code_once_the_process_holds_many_memory_maps(
     run_grid(make_cells(1), compute, ResultsStore(tmp_path / "s.parquet"), scale="smoke",
              progress=False)
     assert square._cache_size() == kept
+
+
+def test_tables_cut_full_commit_hashes_and_keep_the_rest() -> None:
+    import pandas as pd
+
+    full = "ad2ef9225da167455e93131c16e0184fa557dc30"
+    revisions = pd.Series([full, f"{full}-dirty", "09886ab", "before 05516f6 (mbi's MirrorDescent)"])
+    assert short_revisions(revisions).tolist() == [
+        "ad2ef92", "ad2ef92-dirty", "09886ab", "before 05516f6 (mbi's MirrorDescent)"]

@@ -29,7 +29,12 @@ from reprolib.experiments._experiment import (
 )
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._jobqueue import jobqueue_cluster
-from reprolib.experiments._provenance import UNNAMED_CPU, collect_provenance, compute_summary
+from reprolib.experiments._provenance import (
+    UNNAMED_CPU,
+    collect_provenance,
+    compute_summary,
+    short_revisions,
+)
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
 from reprolib.experiments._scorecard import (
     STATUS_WORDS,
@@ -110,6 +115,7 @@ __all__ = [
     "run_experiment",
     "run_grid",
     "scorecard_frame",
+    "short_revisions",
     "store_path",
     "stored_only",
     "summarise_plan",

@@ -105,6 +105,13 @@ def device_labels(devices: pd.Series) -> pd.Series:
     return devices.replace("cpu", UNNAMED_CPU)
 
 
+def short_revisions(revisions: pd.Series) -> pd.Series:
+    """Git revisions as tables show them: each full commit hash cut to its first 7 characters
+    (``-dirty`` and surrounding words kept).
+    """
+    return revisions.astype(str).str.replace(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", regex=True)
+
+
 def compute_summary(results: pd.DataFrame) -> str:
     """What produced the stored rows ``results``, in one sentence: how many runs, their summed
     wall time in hours, the devices, and the dates they were recorded on.

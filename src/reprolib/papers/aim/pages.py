@@ -12,7 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, open_store, paper_setting_runs
+from reprolib.experiments import (
+    PAPER_SETTING_COLUMNS,
+    open_store,
+    paper_setting_runs,
+    short_revisions,
+)
 from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
 from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
 from reprolib.papers.aim.figures import best_over_rounds, summarise
@@ -161,7 +166,8 @@ def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     path = path or speed_benchmark_path()
     if not path.is_file():
         return None
-    return pd.read_csv(path)[list(SPEED_COLUMNS)]
+    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
+    return speed.assign(git_revision=short_revisions(speed["git_revision"]))
 
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs
+from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs, short_revisions
 from reprolib.mechanisms.genetic.private_gsd import PrivateGSDConfig
 from reprolib.papers.privpgd import TABLE_NUMBERS
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
@@ -141,7 +141,8 @@ def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
     path = (root or results_dir()) / SPEED_CSV
     if not path.is_file():
         return None
-    return pd.read_csv(path)[list(SPEED_COLUMNS)]
+    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
+    return speed.assign(code=short_revisions(speed["code"]))
 
 
 GSD_REFERENCE_CSV = "privpgd/benchmarks/gsd-reference.csv"

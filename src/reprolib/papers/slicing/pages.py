@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs
+from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs, short_revisions
 
 
 def calibration_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -111,7 +111,8 @@ def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     path = path or results_dir() / SPEED_CSV
     if not path.is_file():
         return None
-    return pd.read_csv(path)[list(SPEED_COLUMNS)]
+    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
+    return speed.assign(git_revision=short_revisions(speed["git_revision"]))
 
 
 PAPER_EPOCHS = 200
