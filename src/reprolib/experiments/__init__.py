@@ -35,6 +35,7 @@ from reprolib.experiments._provenance import (
     compute_summary,
     short_revisions,
 )
+from reprolib.experiments._reference import beside_reference
 from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_scale
 from reprolib.experiments._scorecard import (
     STATUS_WORDS,
@@ -94,6 +95,7 @@ __all__ = [
     "artifact_scorecard",
     "artifact_status",
     "artifacts_of",
+    "beside_reference",
     "catalogue",
     "check_scale",
     "checks_of",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
+from reprolib.experiments import beside_reference
 
 REFERENCE_CSV = Path("aim") / "benchmarks" / "aim-reference.csv"
 COLUMNS = ("rounds", "anneals", "workload_error", "seconds")
@@ -108,12 +109,7 @@ def baseline_reference_table(mechanism: str, workload: str, path: Path | None = 
         ["dataset", "epsilon", "seed", "engine"], keep="last")
     if runs.empty:
         return None
-    table = runs.groupby(["dataset", "epsilon", "engine"]).agg(**{
+    return beside_reference(runs, ["dataset", "epsilon"], {
         "seeds": ("seed", "nunique"), "error": ("workload_error", "mean"),
         "error min": ("workload_error", "min"), "error max": ("workload_error", "max"),
-        "seconds": ("seconds", "mean")})
-    if "reference" in set(table.index.get_level_values("engine")):
-        reference = table.xs("reference", level="engine")["error"]
-        table["error / reference"] = (table["error"] / reference.reindex(
-            table.index.droplevel("engine")).to_numpy())
-    return table
+        "seconds": ("seconds", "mean")}, "error")

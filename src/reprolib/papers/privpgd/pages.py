@@ -14,7 +14,12 @@ import numpy as np
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs, short_revisions
+from reprolib.experiments import (
+    PAPER_SETTING_COLUMNS,
+    beside_reference,
+    paper_setting_runs,
+    short_revisions,
+)
 from reprolib.mechanisms.genetic.private_gsd import PrivateGSDConfig
 from reprolib.papers.privpgd import TABLE_NUMBERS
 from reprolib.papers.privpgd.data import PRIVPGD_DATASETS
@@ -171,15 +176,9 @@ def gsd_reference_table(root: Path | None = None) -> pd.DataFrame | None:
     if runs is None:
         return None
     runs = runs[runs["stop_tolerance"] == PrivateGSDConfig().stop_tolerance]
-    table = runs.groupby(["dataset", "rho", "engine"]).agg(
-        seeds=("seed", "nunique"), generations=("generations", "mean"),
-        stopped_early=("stopped_early", "sum"), seconds=("seconds", "mean"),
-        **_TV).rename(columns={"stopped_early": "stopped early"})
-    if "reference" in set(table.index.get_level_values("engine")):
-        reference = table.xs("reference", level="engine")["TV"]
-        table["TV / reference"] = (table["TV"] / reference.reindex(
-            table.index.droplevel("engine")).to_numpy())
-    return table
+    return beside_reference(runs, ["dataset", "rho"], {
+        "seeds": ("seed", "nunique"), "generations": ("generations", "mean"),
+        "stopped early": ("stopped_early", "sum"), "seconds": ("seconds", "mean"), **_TV}, "TV")
 
 
 def gsd_search_length_table(root: Path | None = None) -> pd.DataFrame | None:
