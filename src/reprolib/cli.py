@@ -6,6 +6,7 @@ Run ``reprolib --help`` or ``python -m reprolib --help``.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,17 +67,25 @@ def _dry_run(args: argparse.Namespace) -> int:
     if summary.empty:
         print(f"nothing to compute at scale {args.scale}: every cell is stored")
         return 0
-    columns = list(summary.columns)
-    _print_table([columns] + [[f"{v:.2f}" if c == "hours" else str(int(v)) if c != "artifact"
-                               else str(v) for c, v in row.items()]
-                              for _, row in summary.iterrows()])
+    hours = ("hours", "hours_low", "hours_high")
+    _print_table([list(summary.columns)]
+                 + [[str(v) if c == "artifact" else _hours_text(v) if c in hours else str(int(v))
+                     for c, v in row.items()] for _, row in summary.iterrows()])
     unknown = int((plan["basis"] == "none").sum())
-    print(f"\n{len(plan)} cell(s) to compute at scale {args.scale}, about "
-          f"{plan['seconds'].sum() / 3600.0:.2f} hours from recorded timings"
+    hours, low, high = (summary[c].sum(skipna=False) for c in ("hours", "hours_low", "hours_high"))
+    print(f"\n{len(plan)} cell(s) to compute at scale {args.scale}, about {hours:.2f} hours "
+          f"from recorded timings (range {_hours_text(low)} to {_hours_text(high)}; - where "
+          "open)"
           + (f", plus {unknown} cell(s) with nothing comparable recorded" if unknown else "")
-          + ". Bases: dataset = same mechanism and dataset, mechanism = same mechanism, "
-            "smaller scale = a lower bound, after its sources = listed once its inputs exist.")
+          + ". Bases: dataset = same mechanism, settings and dataset; mechanism = same mechanism "
+            "and settings on other datasets (range: the fastest to the slowest of them); other "
+            "settings = same mechanism, other hyper-parameters (no range); smaller scale = a "
+            "lower bound; after its sources = listed once its inputs exist.")
     return 0
+
+
+def _hours_text(hours: float) -> str:
+    return "-" if math.isnan(hours) else f"{hours:.2f}"
 
 
 def _on_cluster(args: argparse.Namespace) -> int:

@@ -4,11 +4,22 @@ Every experiment of the chosen papers lists its cells at a scale; the cells alre
 store cost nothing. Each missing cell's wall time is estimated from runs recorded in the same
 store, the most specific match first:
 
-1. ``dataset``: the same mechanism on the same dataset (other epsilons and seeds);
-2. ``mechanism``: the same mechanism on the artifact's other datasets;
-3. ``smaller scale``: the same mechanism and dataset at a smaller scale of the artifact (a lower
-   bound: the larger scale turns the compute knobs up);
-4. ``none``: nothing comparable is recorded.
+1. ``dataset``: the same mechanism with the same settings (the cell's hyper-parameters, which
+   hold the compute knobs: iterations, model capacity, particles, ...) on the same dataset, at
+   other epsilons and seeds;
+2. ``mechanism``: the same mechanism and settings on the artifact's other datasets: the mean of
+   their estimates, with the fastest and the slowest of them as the estimate's range;
+3. ``other settings``: the same mechanism with other settings (on the same dataset if it is
+   recorded, else on the others): no range, since a knob may move the time either way;
+4. ``smaller scale``: the same mechanism and dataset at a smaller scale of the artifact (a lower
+   bound: the larger scale turns the compute knobs up, so the range has no upper end);
+5. ``none``: nothing comparable is recorded.
+
+Dataset size is not a predictor, because the recorded runs show that it is not one: at ``small``
+scale AIM takes 177 s a run on nltcs (21,574 records) and 4 s on salary (135,727); its time
+follows its rounds and model capacity, which a dry run cannot know. The range of the
+``mechanism`` basis says how far the other datasets disagree; a dataset unlike all the recorded
+ones can still take longer than its upper end.
 
 Within a match the cell's epsilon counts: run times can grow steeply with the budget (AIM on
 nltcs: 4 s at epsilon 0.01, 10 to 15 minutes at 31.6), so the matched runs' mean times per
@@ -37,13 +48,14 @@ from reprolib.experiments._experiment import (
     stored_only,
 )
 from reprolib.experiments._scales import SCALES, check_scale
+from reprolib.experiments._store import Cell
 
-BASES = ("dataset", "mechanism", "smaller scale", "none", "after its sources")
+BASES = ("dataset", "mechanism", "other settings", "smaller scale", "none", "after its sources")
 
 
 def _recorded(artifact: str, scale: str, root: Path | None) -> pd.DataFrame:
     store = open_store(artifact, scale, root)
-    columns = ["mechanism", "dataset", "epsilon", "wall_time_s"]
+    columns = ["mechanism", "dataset", "params_json", "epsilon", "wall_time_s"]
     if len(store) == 0:
         return pd.DataFrame(columns=columns)
     return store.frame()[columns]
@@ -62,24 +74,36 @@ def _at_epsilon(runs: pd.DataFrame, epsilon: float | None) -> float:
                                   log_seconds)))
 
 
-def _estimate(mechanism: str, dataset: str, epsilon: float | None, here: pd.DataFrame,
-              smaller: list[pd.DataFrame]) -> tuple[float | None, str]:
-    same = here[(here["mechanism"] == mechanism) & (here["dataset"] == dataset)]
+Estimate = tuple[float | None, float | None, float | None, str]
+
+
+def _estimate(cell: Cell, here: pd.DataFrame, smaller: list[pd.DataFrame]) -> Estimate:
+    """The estimated seconds of one cell, its range (low, high; None where unbounded) and basis."""
+    mechanism = here[here["mechanism"] == cell.mechanism]
+    settings = mechanism[mechanism["params_json"] == cell.params_json]
+    same = settings[settings["dataset"] == cell.dataset]
     if len(same):
-        return _at_epsilon(same, epsilon), "dataset"
-    same = here[here["mechanism"] == mechanism]
-    if len(same):
-        return _at_epsilon(same, epsilon), "mechanism"
+        seconds = _at_epsilon(same, cell.epsilon)
+        return seconds, seconds, seconds, "dataset"
+    if len(settings):
+        per_dataset = [_at_epsilon(runs, cell.epsilon) for _, runs in settings.groupby("dataset")]
+        return float(np.mean(per_dataset)), min(per_dataset), max(per_dataset), "mechanism"
+    if len(mechanism):
+        same = mechanism[mechanism["dataset"] == cell.dataset]
+        return _at_epsilon(same if len(same) else mechanism, cell.epsilon), None, None, \
+            "other settings"
     for frame in smaller:
-        same = frame[(frame["mechanism"] == mechanism) & (frame["dataset"] == dataset)]
+        same = frame[(frame["mechanism"] == cell.mechanism) & (frame["dataset"] == cell.dataset)]
         if len(same):
-            return _at_epsilon(same, epsilon), "smaller scale"
-    return None, "none"
+            seconds = _at_epsilon(same, cell.epsilon)
+            return seconds, seconds, None, "smaller scale"
+    return None, None, None, "none"
 
 
 def plan_batch(paper: str | None, scale: str, root: Path | None = None) -> pd.DataFrame:
     """One row per cell a batch of ``paper`` (None: every paper) at ``scale`` would compute:
-    artifact, mechanism, dataset, epsilon, seed, the estimated seconds and the estimate's basis
+    artifact, mechanism, dataset, epsilon, seed, the estimated seconds with their range
+    (``low_seconds``, ``high_seconds``; NaN where unbounded or unknown) and the estimate's basis
     (:data:`BASES`). Computes nothing. Experiments whose cells are read off other artifacts' runs
     that are not all stored (AIM Figures 5-6) get one row with basis ``"after its sources"``.
     """
@@ -96,8 +120,8 @@ def plan_batch(paper: str | None, scale: str, root: Path | None = None) -> pd.Da
                     cells = experiment.cells(scale, experiment.settings_at(scale))
             except CellsNotStored:
                 rows.append({"artifact": artifact, "mechanism": "", "dataset": "",
-                             "epsilon": None, "seed": None, "seconds": None,
-                             "basis": "after its sources"})
+                             "epsilon": None, "seed": None, "seconds": None, "low_seconds": None,
+                             "high_seconds": None, "basis": "after its sources"})
                 continue
             store = open_store(artifact, scale, root)
             here = _recorded(artifact, scale, root)
@@ -105,23 +129,34 @@ def plan_batch(paper: str | None, scale: str, root: Path | None = None) -> pd.Da
             for cell in cells:
                 if store.has(cell):
                     continue
-                seconds, basis = _estimate(cell.mechanism, cell.dataset, cell.epsilon, here,
-                                           smaller)
+                seconds, low, high, basis = _estimate(cell, here, smaller)
                 rows.append({"artifact": artifact, "mechanism": cell.mechanism,
                              "dataset": cell.dataset, "epsilon": cell.epsilon, "seed": cell.seed,
-                             "seconds": seconds, "basis": basis})
+                             "seconds": seconds, "low_seconds": low, "high_seconds": high,
+                             "basis": basis})
     return pd.DataFrame(rows, columns=["artifact", "mechanism", "dataset", "epsilon", "seed",
-                                       "seconds", "basis"])
+                                       "seconds", "low_seconds", "high_seconds", "basis"]
+                        ).astype({"seconds": float, "low_seconds": float, "high_seconds": float})
 
 
 def summarise_plan(plan: pd.DataFrame) -> pd.DataFrame:
-    """Per artifact: cells to compute, the estimated hours of those with an estimate, and how
+    """Per artifact: cells to compute, the estimated hours of those with an estimate and their
+    range (``hours_low``, ``hours_high``: NaN where a cell's range is open at that end), and how
     many cells each basis estimated.
     """
+    columns = ["artifact", "cells", "hours", "hours_low", "hours_high", *BASES]
     if plan.empty:
-        return pd.DataFrame(columns=["artifact", "cells", "hours", *BASES])
+        return pd.DataFrame(columns=columns)
     counts = pd.crosstab(plan["artifact"], plan["basis"]).reindex(columns=list(BASES),
                                                                     fill_value=0)
-    summary = plan.groupby("artifact").agg(cells=("basis", "size"),
-                                           hours=("seconds", lambda s: s.sum() / 3600.0))
-    return summary.join(counts).reset_index()
+    estimated = plan.dropna(subset=["seconds"]).groupby("artifact")
+    summary = plan.groupby("artifact").agg(cells=("basis", "size"))
+    for column, seconds in (("hours", "seconds"), ("hours_low", "low_seconds"),
+                            ("hours_high", "high_seconds")):
+        summary[column] = estimated[seconds].agg(_hours).reindex(summary.index, fill_value=0.0)
+    return summary.join(counts).reset_index()[columns]
+
+
+def _hours(seconds: pd.Series) -> float:
+    """Total hours of estimated cells' seconds; NaN if one of them is unbounded (NaN)."""
+    return float(seconds.sum()) / 3600.0 if seconds.notna().all() else float("nan")
