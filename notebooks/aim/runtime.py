@@ -29,6 +29,7 @@ from IPython.display import display
 from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, run_experiment
+from reprolib.figures import benchmark_table, headers_in_words
 from reprolib.papers.aim.figures import runtime_vs_epsilon
 from reprolib.papers.aim.pages import (
     SPEED_CSV,
@@ -73,7 +74,7 @@ if speed is None:
     print(f"no benchmark results yet: run benchmarks/aim_speed.py to create "
           f"{speed_benchmark_path()}")
 else:
-    display(speed.style.hide(axis="index").format(precision=3))
+    display(benchmark_table(speed))
 
 # %% [markdown]
 # ## Side by side with the authors' 2022 engine
@@ -109,7 +110,7 @@ if side_by_side is None:
     print(f"no side-by-side results yet: run benchmarks/aim_reference.py to create "
           f"{reference_csv_path()}")
 else:
-    display(side_by_side.style.format(precision=3, na_rep="not run")
+    display(headers_in_words(side_by_side).style.format(precision=3, na_rep="not run")
             .format_index("{:g}", level="epsilon").format_index("{:g}", level="MB"))
 
 # %% [markdown]
@@ -127,7 +128,7 @@ spread = seed_spread()
 if spread is None:
     print("every setting of the side-by-side ran one seed")
 else:
-    display(spread.style.format(precision=4).format_index("{:g}", level="epsilon")
+    display(headers_in_words(spread).style.format(precision=4).format_index("{:g}", level="epsilon")
             .format_index("{:g}", level="MB"))
 
 # %% [markdown]

@@ -38,6 +38,7 @@ device = "auto"
 from IPython.display import display
 
 from reprolib.experiments import recorded_speed
+from reprolib.figures import benchmark_table
 
 times = recorded_speed()
 if times.empty:
@@ -116,4 +117,4 @@ privpgd_speed = speed_benchmark()
 if privpgd_speed is None:
     print("PrivPGD's speed benchmark has not been run (benchmarks/privpgd_speed.py)")
 else:
-    display(privpgd_speed.style.format(precision=3).hide(axis="index"))
+    display(benchmark_table(privpgd_speed))

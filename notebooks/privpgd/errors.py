@@ -42,6 +42,7 @@ overrides = {}
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
+from reprolib.figures import headers_in_words
 from reprolib.papers.privpgd.figures import log2_ratios, log_ratio_figure
 from reprolib.papers.privpgd.pages import readable_sources
 from reprolib.papers.privpgd.reported import reported_log2_ratios
@@ -78,8 +79,8 @@ glue(f"{artifact}-figure", figure)
 
 # %% tags=["hide-input", "full-width"]
 ratios = log2_ratios(results, METRICS)
-ratios.pivot_table(index=["dataset", "mechanism"], columns="metric", values="mean").style.format(
-    "{:+.2f}")
+headers_in_words(ratios.pivot_table(index=["dataset", "mechanism"], columns="metric",
+                                    values="mean")).style.format("{:+.2f}")
 
 # %% [markdown]
 # ## PrivPGD at the paper's settings

@@ -39,6 +39,7 @@ overrides = {}
 from IPython.display import display
 
 from reprolib.experiments import compute_summary, run_experiment
+from reprolib.figures import headers_in_words
 from reprolib.papers.rappp.figures import annealing_figure, annealing_summary
 
 runs = run_experiment(artifact, scale=scale, device=device, progress=False, overrides=overrides)
@@ -50,4 +51,5 @@ for dataset in sorted(runs["dataset"].unique()):
 # The numbers behind the curves (means over seeds; σ empty for the annealed fit):
 
 # %% tags=["hide-input", "full-width"]
-annealing_summary(runs).style.hide(axis="index").format(precision=4, na_rep="")
+headers_in_words(annealing_summary(runs)).style.hide(axis="index").format(precision=4,
+                                                                     na_rep="")

@@ -44,6 +44,7 @@ overrides = {}
 from myst_nb import glue
 
 from reprolib.experiments import run_experiment
+from reprolib.figures import benchmark_table
 from reprolib.papers.rappp.figures import sensitivity_figure
 from reprolib.papers.rappp.pages import describe_comparison, sensitivity_table
 
@@ -88,4 +89,4 @@ if speed is None:
           "results/rappp/benchmarks/rappp-speed.csv")
 else:
     print(speed_summary(speed))
-    display(speed.style.hide(axis="index").format(precision=3))
+    display(benchmark_table(speed))

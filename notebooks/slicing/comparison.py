@@ -58,6 +58,7 @@ overrides = {}
 import textwrap
 
 from reprolib.experiments import compute_summary, run_experiment
+from reprolib.figures import benchmark_table
 from reprolib.papers.slicing.comparison import SETTINGS, pending_mechanisms
 from reprolib.papers.slicing.pages import comparison_table
 
@@ -115,4 +116,4 @@ if speed is None:
     print("no benchmark results yet: run benchmarks/slicing_speed.py --csv "
           "results/slicing/benchmarks/slicing-speed.csv")
 else:
-    display(speed.style.hide(axis="index").format(precision=3))
+    display(benchmark_table(speed))

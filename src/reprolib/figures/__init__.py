@@ -1,5 +1,6 @@
-"""Plotting helpers in one style for the book's figures (no computation happens here)."""
+"""Plotting and table helpers in one style for the book's figures (no computation happens here)."""
 
 from reprolib.figures._style import BOUND_STYLE, new_figure, new_grid
+from reprolib.figures._tables import benchmark_table, headers_in_words
 
-__all__ = ["BOUND_STYLE", "new_figure", "new_grid"]
+__all__ = ["BOUND_STYLE", "benchmark_table", "headers_in_words", "new_figure", "new_grid"]
