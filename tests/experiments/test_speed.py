@@ -77,4 +77,3 @@ def test_rows_stored_before_cpus_were_named_show_as_an_unnamed_cpu(tmp_path):
     assert sorted(table["device"]) == sorted([UNNAMED_CPU, named])
     runs = paper_setting_runs("AIM", ["aim-fig1"], ignore=unread_params, root=tmp_path)
     assert sorted(runs["device"]) == sorted([UNNAMED_CPU, named])
-

@@ -136,4 +136,3 @@ def paper_setting_runs(paper: str, artifacts: Sequence[str], *, scale: str = "sm
          "goal": "", "authors": "not reported"}
         for _, row in longest.sort_values("mechanism").iterrows()],
         columns=list(PAPER_SETTING_COLUMNS))
-
