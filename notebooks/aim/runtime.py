@@ -77,6 +77,28 @@ else:
     display(benchmark_table(speed))
 
 # %% [markdown]
+# ## The one-fit mechanisms and their iterations
+#
+# MST, PrivBayes+PGM and Independent fit Private-PGM once, at the end, and keep their own
+# iteration counts (MST 5,000, the others 1,000) at every scale of this companion, where AIM and
+# MWEM+PGM fit at every round and run fewer iterations at `small` scale. The runs below, of
+# `benchmarks/aim_single_fit.py` (all-3way workload, one seed), are the evidence: fewer
+# iterations leave the one model under-fitted, at a large error, and save little time, since at
+# small ε most of the time goes to selection. At large ε PrivBayes' degree rule builds networks
+# with large cliques, which its own 1,000 iterations do not fit either; 5,000 do, which is why
+# PrivBayes+PGM's error can rise with ε in Figures 1-3 at its default. The first run of each
+# process includes JAX's compilation, so compare the seconds within a setting loosely.
+
+# %% tags=["hide-input"]
+from reprolib.papers.aim.pages import single_fit_table
+
+single_fit = single_fit_table()
+if single_fit is None:
+    print("no runs yet: run benchmarks/aim_single_fit.py (its docstring has the command lines)")
+else:
+    display(benchmark_table(single_fit))
+
+# %% [markdown]
 # ## Side by side with the authors' 2022 engine
 #
 # Earlier versions of this companion fitted Private-PGM with mbi 2.0's step-size rule: the step

@@ -101,6 +101,22 @@ def test_speed_benchmark_reads_the_shown_columns(tmp_path):
     assert list(speed_benchmark(path).columns) == list(SPEED_COLUMNS)
 
 
+def test_the_single_fit_table_orders_the_runs_by_setting(tmp_path):
+    from reprolib.papers.aim.pages import SINGLE_FIT_COLUMNS, single_fit_table
+
+    assert single_fit_table(tmp_path / "missing.csv") is None
+    rows = [{**{c: 1 for c in SINGLE_FIT_COLUMNS}, "iters": iters, "epsilon": epsilon,
+             "git_revision": "0123456" + "9" * 33, "usable_cores": 2}
+            for epsilon, iters in ((100.0, 5000), (1.0, 1000), (100.0, 100))]
+    path = tmp_path / "single-fit.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    table = single_fit_table(path)
+    assert list(table.columns) == list(SINGLE_FIT_COLUMNS)
+    assert list(zip(table["epsilon"], table["iters"], strict=True)) == [
+        (1.0, 1000), (100.0, 100), (100.0, 5000)]
+    assert set(table["git_revision"]) == {"0123456"}
+
+
 def test_committed_speed_benchmark_has_the_shown_columns():
     from reprolib._paths import repo_root
     from reprolib.papers.aim.pages import SPEED_CSV

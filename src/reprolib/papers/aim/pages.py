@@ -36,6 +36,10 @@ SPEED_COLUMNS = ("git_revision", "dataset", "epsilon", "max_model_size_mb", "pgm
                  "usable_cores", "load_average_1min", "rounds", "seconds", "seconds_per_round",
                  "max_seconds_per_round", "model_size_mb", "workload_error", "jax_backend",
                  "processor")
+# benchmarks/aim_single_fit.py: the one-fit mechanisms against their Private-PGM iterations
+SINGLE_FIT_CSV = Path("aim") / "benchmarks" / "single-fit.csv"
+SINGLE_FIT_COLUMNS = ("mechanism", "dataset", "workload", "epsilon", "seed", "iters",
+                      "workload_error", "seconds", "load_average_1min", "git_revision")
 
 
 def yes_no(values: pd.Series) -> pd.Series:
@@ -168,6 +172,19 @@ def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
         return None
     speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
     return speed.assign(git_revision=short_revisions(speed["git_revision"]))
+
+
+def single_fit_table(path: Path | None = None) -> pd.DataFrame | None:
+    """The runs of ``benchmarks/aim_single_fit.py`` (``SINGLE_FIT_COLUMNS``), ordered by
+    mechanism, dataset, epsilon and iterations, or None if it has not been run.
+    """
+    path = path or results_dir() / SINGLE_FIT_CSV
+    if not path.is_file():
+        return None
+    runs = pd.read_csv(path)[list(SINGLE_FIT_COLUMNS)]
+    runs = runs.sort_values(["mechanism", "dataset", "workload", "epsilon", "iters", "seed"],
+                            kind="stable")
+    return runs.assign(git_revision=short_revisions(runs["git_revision"]))
 
 
 

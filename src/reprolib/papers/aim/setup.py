@@ -27,10 +27,9 @@ NATURAL_TARGETS = {"adult": "income>50K", "titanic": "Survived"}
 WORKLOAD_SEED = 0  # one seed for every random workload, so all mechanisms see the same queries
 WORKLOADS = ("all-3way", "target", "skewed")
 WORKLOAD_AWARE = ("AIM", "MWEM+PGM", "GEM", "RAP", "Gaussian", "MWEM+RP")
-# the mechanisms that fit Private-PGM once; they keep their configs' iterations at every scale.
-# Measured on this project's 2-core VM, all-3way, eps 1, seed 0: PrivBayes+PGM on nltcs 37 s at
-# 100 iterations, 34 s at 1000 (error 0.081 and 0.032); MST on adult 11.9 s at 100, 12.5 s at
-# its 5000 (error 0.233 and 0.179). At large eps PrivBayes' networks grow and the fit dominates
+# the mechanisms that fit Private-PGM once; they keep their configs' iterations at every scale:
+# fewer leave the one model under-fitted and save little time (benchmarks/aim_single_fit.py; its
+# rows, results/aim/benchmarks/single-fit.csv, are tabled on the AIM runtime page)
 SINGLE_FIT = ("MST", "PrivBayes+PGM", "Independent")
 # the mechanisms the AIM experiments can build (``CONFIG_FROM_PARAMS``)
 Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "GEM", "RAP", "PrivMRF", "MST", "PrivBayes+PGM",
