@@ -34,24 +34,35 @@ def test_missing_results_are_reported_not_skipped(tmp_path):
     assert set(statuses.values()) == {"missing"}
 
 
-@pytest.fixture
-def tampered(scratch_dirs):
-    """Recorded smoke and small results in which one smoke rho is off by 0.1 %."""
-    results, _ = scratch_dirs
-    run_experiment("prelim-conversions", scale="smoke", device="cpu", progress=False)
-    run_experiment("prelim-conversions", scale="small", device="cpu", progress=False)
-    path = results / "preliminaries" / "prelim-conversions" / "smoke.parquet"
+def _tamper(results, scale, epsilon=1.0):
+    """Move one recorded rho (cks, delta 1e-9, ``epsilon``) of the ``scale`` store by 0.1 %."""
+    path = results / "preliminaries" / "prelim-conversions" / f"{scale}.parquet"
     table = pq.read_table(path)
     frame = table.to_pandas()
     assert set(frame["device"]) == {describe_device("cpu")}
     row = frame.index[(frame["mechanism"] == "cks") & (frame["delta"] == 1e-9)
-                      & (frame["epsilon"] == 1.0)][0]
+                      & (frame["epsilon"] == epsilon)][0]
     metrics = json.loads(frame.at[row, "metrics_json"])
     metrics["rho"] *= 1.001
     frame.at[row, "metrics_json"] = json.dumps(metrics)
     tampered_table = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(tampered_table.replace_schema_metadata(table.schema.metadata), path)
+
+
+@pytest.fixture
+def recorded(scratch_dirs):
+    """The conversions' smoke and small grids, recorded on this CPU."""
+    results, _ = scratch_dirs
+    run_experiment("prelim-conversions", scale="smoke", device="cpu", progress=False)
+    run_experiment("prelim-conversions", scale="small", device="cpu", progress=False)
     return results
+
+
+@pytest.fixture
+def tampered(recorded):
+    """Recorded smoke and small results in which one smoke rho is off by 0.1 %."""
+    _tamper(recorded, "smoke")
+    return recorded
 
 
 def test_wrong_results_fail_the_exact_and_regression_checks(tampered):
@@ -78,3 +89,40 @@ def test_a_regression_is_bit_for_bit_only_on_the_recording_cpu(tampered):
     assert there.status == "pass", there.observed
     assert "recorded on cpu (Another CPU, AVX2), recomputed on cpu (" in there.observed
     assert there.expected == "same cells, rel. diff <= 0.01 (across CPUs)"
+
+
+def test_small_spots_catch_a_small_grid_the_code_no_longer_reproduces(recorded):
+    _tamper(recorded, "small", epsilon=10.0)
+
+    def outcome(**spots):
+        check = regression_check("prelim-conversions", ["rho"], rtol=1e-9, data="closed forms",
+                                 small_spots=spots or None)
+        [(_, result)] = evaluate_checks([check], recorded)
+        return result
+
+    assert outcome().status == "pass"  # the smoke grid alone does not see it
+    assert outcome(epsilons=(1.0,)).status == "pass"
+    moved = outcome(epsilons=(1.0, 10.0))
+    assert moved.status == "fail" and "0 unmatched" in moved.observed
+    unstored = outcome(epsilons=(0.123,))  # spots must be cells of the stored small grid
+    assert unstored.status == "fail" and "4 unmatched" in unstored.observed
+
+
+def test_rows_of_this_cpu_stay_bit_for_bit_beside_rows_of_another(tampered):
+    path = tampered / "preliminaries" / "prelim-conversions" / "smoke.parquet"
+    table = pq.read_table(path)
+    devices = table.column("device").to_pylist()
+    elsewhere = ["cpu (Another CPU, AVX2)" if i % 2 else device for i, device in enumerate(devices)]
+    frame = table.to_pandas()
+    tampered_here = frame.index[(frame["mechanism"] == "cks") & (frame["delta"] == 1e-9)
+                                & (frame["epsilon"] == 1.0)][0]
+    assert elsewhere[tampered_here] == describe_device("cpu"), "the tampered row stays this CPU's"
+    pq.write_table(table.set_column(table.schema.get_field_index("device"), "device",
+                                    pa.array(elsewhere)).replace_schema_metadata(
+                                        table.schema.metadata), path)
+    check = regression_check("prelim-conversions", ["rho"], rtol=1e-9, cross_cpu_rtol=1e-2,
+                             data="closed forms")
+    [(_, mixed)] = evaluate_checks([check], tampered)
+    assert mixed.status == "fail", mixed.observed  # 1e-3 on a row of this CPU: above 1e-9
+    assert "on the rows this CPU recorded" in mixed.observed
+    assert mixed.expected == "same cells, rel. diff <= 1e-09 (this CPU's rows), <= 0.01 (across CPUs)"

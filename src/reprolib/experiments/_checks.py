@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -122,9 +122,13 @@ class Check:
 
 
 def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 1e-6,
-                     cross_cpu_rtol: float | None = None, data: str) -> Check:
+                     cross_cpu_rtol: float | None = None, data: str,
+                     small_spots: Mapping[str, object] | None = None) -> Check:
     """Recompute the smoke grid in a scratch store on the CPU and compare ``metrics`` with the
-    recorded rows.
+    recorded rows; with ``small_spots`` (the overrides of a few cheap cells of the ``small``
+    grid, e.g. one dataset, mechanism, trial and two epsilons) recompute those cells too and
+    compare them with the recorded small rows, so that a change of code that moves the small
+    grid without moving the smoke grid is noticed.
 
     The float sums of torch's and JAX's CPU kernels follow the CPU's vector instructions, so a
     grid that trains is bit-for-bit reproducible only on the kind of CPU that recorded it
@@ -135,37 +139,54 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
     tolerance_elsewhere = rtol if cross_cpu_rtol is None else cross_cpu_rtol
 
     def evaluate(context: CheckContext) -> Outcome:
-        recorded = context.results(artifact_id, "smoke")
-        with tempfile.TemporaryDirectory() as scratch:
-            fresh = run_experiment(artifact_id, scale="smoke", device="cpu", progress=False,
-                                   results_root=Path(scratch))
         here = describe_device("cpu")
-        same_cpu = set(recorded["device"]) == {here}
-        tolerance = rtol if same_cpu else tolerance_elsewhere
-        merged = recorded.merge(fresh, on="key", how="outer", suffixes=("_rec", "_new"),
-                                indicator=True)
-        unmatched = int((merged["_merge"] != "both").sum())
-        worst = 0.0
-        for metric in metrics:
-            old = merged[f"metric.{metric}_rec"].to_numpy(float)
-            new = merged[f"metric.{metric}_new"].to_numpy(float)
-            both = merged["_merge"] == "both"
-            scale_ = np.maximum(np.abs(old[both]), np.finfo(float).tiny)
-            if both.any():
-                worst = max(worst, float(np.nanmax(np.abs(new[both] - old[both]) / scale_)))
-        ok = unmatched == 0 and worst <= tolerance
-        where = ("on the recording CPU" if same_cpu else
-                 f"recorded on {', '.join(sorted(set(recorded['device'])))}, "
-                 f"recomputed on {here}")
-        return Outcome("pass" if ok else "fail",
-                       f"{len(fresh)} cells recomputed, {unmatched} unmatched, "
-                       f"max rel. diff {worst:.2e} ({where})",
-                       f"same cells, rel. diff <= {tolerance:g}"
-                       f"{'' if same_cpu else ' (across CPUs)'}")
+        grids = [("smoke", None)] + ([("small", small_spots)] if small_spots else [])
+        compared, unmatched, elsewhere, recorded_here = 0, 0, set(), False
+        worst = {True: 0.0, False: 0.0}  # by whether this kind of CPU recorded the row
+        for scale, overrides in grids:
+            recorded = context.results(artifact_id, scale)
+            with tempfile.TemporaryDirectory() as scratch:
+                fresh = run_experiment(artifact_id, scale=scale, device="cpu", progress=False,
+                                       results_root=Path(scratch), overrides=overrides)
+            # the smoke grid is recomputed whole; the spots are a few of the small grid's cells
+            merged = recorded.merge(fresh, on="key", how="outer" if overrides is None else "right",
+                                    suffixes=("_rec", "_new"), indicator=True)
+            both = merged[merged["_merge"] == "both"]
+            compared += len(fresh)
+            unmatched += len(merged) - len(both)
+            same_cpu = (both["device_rec"] == here).to_numpy()
+            elsewhere |= set(both.loc[~same_cpu, "device_rec"])
+            recorded_here |= bool(same_cpu.any())
+            for metric in metrics:
+                old = both[f"metric.{metric}_rec"].to_numpy(float)
+                new = both[f"metric.{metric}_new"].to_numpy(float)
+                relative = np.abs(new - old) / np.maximum(np.abs(old), np.finfo(float).tiny)
+                for mine in (True, False):
+                    if (same_cpu == mine).any():
+                        worst[mine] = max(worst[mine], float(np.nanmax(relative[same_cpu == mine])))
+        ok = unmatched == 0 and worst[True] <= rtol and worst[False] <= tolerance_elsewhere
+        counted = f"{compared} cells recomputed, {unmatched} unmatched"
+        others = f"recorded on {', '.join(sorted(elsewhere))}, recomputed on {here}"
+        if not elsewhere:
+            observed = f"{counted}, max rel. diff {worst[True]:.2e} (on the recording CPU)"
+            expected = f"same cells, rel. diff <= {rtol:g}"
+        elif not recorded_here:
+            observed = f"{counted}, max rel. diff {worst[False]:.2e} ({others})"
+            expected = f"same cells, rel. diff <= {tolerance_elsewhere:g} (across CPUs)"
+        else:
+            observed = (f"{counted}, max rel. diff {worst[True]:.2e} on the rows this CPU "
+                        f"recorded, {worst[False]:.2e} on the rows {others}")
+            expected = (f"same cells, rel. diff <= {rtol:g} (this CPU's rows), "
+                        f"<= {tolerance_elsewhere:g} (across CPUs)")
+        return Outcome("pass" if ok else "fail", observed, expected)
 
+    spots = "; ".join(f"{name} {', '.join(map(str, v)) if isinstance(v, tuple | list) else v}"
+                      for name, v in (small_spots or {}).items())
     return Check(id=f"{artifact_id}-regression", artifact=artifact_id, kind="regression",
                  scale="smoke", data=data,
-                 description=f"smoke grid recomputed now equals the recorded rows ({', '.join(metrics)})",
+                 description=f"smoke grid{f' and small spot cells ({spots})' if spots else ''} "
+                             "recomputed now equals the recorded rows "
+                             f"({', '.join(metrics)})",
                  evaluate=evaluate)
 
 
