@@ -1,0 +1,92 @@
+"""More trials of a few cells of AIM's Figures 1-3 at small scale, to tell noise from a trend
+(a study, not a test).
+
+The small grids run three trials per cell. Where AIM's mean error rises between two epsilons
+with the trials' ranges overlapping, more trials say whether the rise is noise. This runs the
+same cells as the grid (same settings; seeds 0 to TRIALS - 1, so the first three are the grid's
+own) in a scratch store and appends one row per run to a CSV. The rows quoted by the AIM checks::
+
+    .venv/bin/python benchmarks/aim_more_trials.py --artifact aim-fig1 aim-fig3 \\
+        --dataset titanic --epsilon 0.01 0.0316227766 0.1 --trials 20 \\
+        --out results/aim/benchmarks/more-trials.csv
+
+Then ``--summary results/aim/benchmarks/more-trials.csv`` prints, per artifact and epsilon, the
+mean error, its standard error and the difference from the previous epsilon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from _records import append  # the benchmarks' CSV writer (a sibling module)
+
+from reprolib.experiments import run_experiment
+from reprolib.papers.aim.setup import PAPER_EPSILONS
+
+
+def parse_args() -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--artifact", nargs="+", default=["aim-fig1"],
+                        choices=("aim-fig1", "aim-fig2", "aim-fig3"))
+    parser.add_argument("--dataset", default="titanic")
+    parser.add_argument("--mechanism", default="AIM")
+    parser.add_argument("--epsilon", type=float, nargs="+", default=[0.01, 0.0316227766, 0.1],
+                        help="each rounded to the grid's epsilon nearest to it")
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--out", type=Path, help="CSV to append one row per run to")
+    parser.add_argument("--summary", type=Path, help="print the summary of this CSV and stop")
+    return parser.parse_args()
+
+
+def grid_epsilon(epsilon: float) -> float:
+    """The grid's epsilon nearest to ``epsilon`` (in log scale), so that cells match the grid's."""
+    return min(PAPER_EPSILONS, key=lambda e: abs(np.log(e / epsilon)))
+
+
+def summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per artifact and epsilon: runs, mean workload error, its standard error, and the change
+    of the mean from the previous epsilon in standard errors of that difference."""
+    grouped = runs.groupby(["artifact", "epsilon"])["workload_error"]
+    table = pd.DataFrame({"runs": grouped.size(), "mean": grouped.mean(),
+                          "standard_error": grouped.std(ddof=1) / np.sqrt(grouped.size())})
+    previous = table.groupby(level="artifact").shift()
+    table["change_in_standard_errors"] = (table["mean"] - previous["mean"]) / np.hypot(
+        table["standard_error"], previous["standard_error"])
+    return table
+
+
+def main() -> None:
+    """Run the cells, append their rows, print the summary."""
+    args = parse_args()
+    if args.summary is not None:
+        print(summary(pd.read_csv(args.summary)).round(4).to_string())
+        return
+    epsilons = tuple(grid_epsilon(e) for e in args.epsilon)
+    with tempfile.TemporaryDirectory() as scratch:
+        for artifact in args.artifact:
+            runs = run_experiment(artifact, scale="small", device="cpu", progress=True,
+                                  results_root=Path(scratch),
+                                  overrides={"datasets": (args.dataset,),
+                                             "mechanisms": (args.mechanism,),
+                                             "epsilons": epsilons, "trials": args.trials})
+            for _, run in runs.sort_values(["epsilon", "seed"]).iterrows():
+                row = {"artifact": artifact, "mechanism": run["mechanism"],
+                       "dataset": run["dataset"], "workload": json.loads(run["params_json"])[
+                           "workload"], "epsilon": run["epsilon"], "seed": run["seed"],
+                       "workload_error": run["metric.workload_error"],
+                       "wall_time_s": run["wall_time_s"], "git_revision": run["git_revision"]}
+                print(row, flush=True)
+                if args.out is not None:
+                    append(args.out, row)
+    if args.out is not None:
+        print(summary(pd.read_csv(args.out)).round(4).to_string())
+
+
+if __name__ == "__main__":
+    main()
