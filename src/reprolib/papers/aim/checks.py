@@ -217,9 +217,10 @@ LARGE_DOMAIN_RISES = (
     "0.238 and 0.243 (ε 10 and 31.6), skewed 0.234 and 0.274 (ε 10 and 31.6). Each ε's three "
     "trials lie within 0.004 of one another, so these rises are not noise. The small scale "
     "cuts AIM to 1 MB and 100 Private-PGM iterations a round (the paper: 80 MB, 1000, and 2500 "
-    "for the final fit). A scratch run (adult, all-3way, seed 0, 100 iterations, not "
-    "committed) lowers the error with capacity, 0.0935, 0.0774 and 0.0743 at ε 10 for 1, 8 "
-    "and 80 MB. The step from ε 10 to 31.6 still rises at 8 MB (0.0774 to 0.0800) but falls "
+    "for the final fit). The AIM speed benchmark's capacity runs (benchmarks/aim_speed.py on "
+    "adult, all-3way, seed 0, 100 iterations; results/aim/benchmarks/aim-speed.csv, on the "
+    "Figure 6 page) lower the error with capacity, 0.0935, 0.0774 and 0.0743 at ε 10 for 1, 8 "
+    "and 80 MB. The step from ε 10 to 31.6 still rises at 8 MB (0.0774 to 0.0799) but falls "
     "at the paper's 80 MB (0.0743 to 0.0698): the capacity cut is the likely cause, on one "
     "seed per setting. The per-round iterations were not varied.")
 SMALLEST_EPSILONS_NOISE = (
