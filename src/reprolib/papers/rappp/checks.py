@@ -346,7 +346,6 @@ def _single_task_claims(scale: str) -> list[Check]:
         Check(id=f"rappp-fig8-income-best-{scale}", artifact="rappp-fig8", kind="claim",
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ has the best F1 on income, where numbers matter most (Figure 8)",
-              deviation=("averaged over Massachusetts and Texas, RAP++'s income F1 is the best from epsilon 0.15 on but 0.002 behind RAP's at 0.07 (0.532 against 0.533; the seeds' standard deviations there are 0.05 to 0.16); on Massachusetts alone PGM is ahead from 0.52 on (Figure 4's deviation), " + SO_FAR),
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig8", scale, None).loc[["income"]], 0.0,
                   "RAP++'s mean F1 (over states) at least every other's on income, every ε")),
