@@ -31,6 +31,7 @@ from reprolib.experiments._grid import run_grid
 from reprolib.experiments._jobqueue import jobqueue_cluster
 from reprolib.experiments._provenance import (
     UNNAMED_CPU,
+    benchmark_rows,
     collect_provenance,
     compute_summary,
     short_revisions,
@@ -95,6 +96,7 @@ __all__ = [
     "artifact_scorecard",
     "artifact_status",
     "artifacts_of",
+    "benchmark_rows",
     "beside_reference",
     "catalogue",
     "check_scale",

@@ -11,6 +11,7 @@ import importlib.metadata
 import platform
 import socket
 import subprocess
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -110,6 +111,17 @@ def short_revisions(revisions: pd.Series) -> pd.Series:
     (``-dirty`` and surrounding words kept).
     """
     return revisions.astype(str).str.replace(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", regex=True)
+
+
+def benchmark_rows(path: Path, columns: Sequence[str], *,
+                   revision: str = "git_revision") -> pd.DataFrame | None:
+    """A benchmark CSV's ``columns``, the ``revision`` column's commit hashes cut to 7
+    characters (:func:`short_revisions`), or None where the benchmark has not been run.
+    """
+    if not path.is_file():
+        return None
+    rows = pd.read_csv(path)[list(columns)]
+    return rows.assign(**{revision: short_revisions(rows[revision])})
 
 
 def compute_summary(results: pd.DataFrame) -> str:

@@ -14,9 +14,9 @@ import pandas as pd
 from reprolib._paths import results_dir
 from reprolib.experiments import (
     PAPER_SETTING_COLUMNS,
+    benchmark_rows,
     open_store,
     paper_setting_runs,
-    short_revisions,
 )
 from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
 from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
@@ -167,24 +167,16 @@ def speed_benchmark_path() -> Path:
 
 def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     """The speed benchmark's rows (the shown columns), or None if it has not been run."""
-    path = path or speed_benchmark_path()
-    if not path.is_file():
-        return None
-    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
-    return speed.assign(git_revision=short_revisions(speed["git_revision"]))
+    return benchmark_rows(path or speed_benchmark_path(), SPEED_COLUMNS)
 
 
 def single_fit_table(path: Path | None = None) -> pd.DataFrame | None:
     """The runs of ``benchmarks/aim_single_fit.py`` (``SINGLE_FIT_COLUMNS``), ordered by
     mechanism, dataset, epsilon and iterations, or None if it has not been run.
     """
-    path = path or results_dir() / SINGLE_FIT_CSV
-    if not path.is_file():
-        return None
-    runs = pd.read_csv(path)[list(SINGLE_FIT_COLUMNS)]
-    runs = runs.sort_values(["mechanism", "dataset", "workload", "epsilon", "iters", "seed"],
-                            kind="stable")
-    return runs.assign(git_revision=short_revisions(runs["git_revision"]))
+    runs = benchmark_rows(path or results_dir() / SINGLE_FIT_CSV, SINGLE_FIT_COLUMNS)
+    return None if runs is None else runs.sort_values(
+        ["mechanism", "dataset", "workload", "epsilon", "iters", "seed"], kind="stable")
 
 
 

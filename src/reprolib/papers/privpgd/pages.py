@@ -16,9 +16,9 @@ import pandas as pd
 from reprolib._paths import results_dir
 from reprolib.experiments import (
     PAPER_SETTING_COLUMNS,
+    benchmark_rows,
     beside_reference,
     paper_setting_runs,
-    short_revisions,
 )
 from reprolib.mechanisms.genetic.private_gsd import PrivateGSDConfig
 from reprolib.papers.privpgd import TABLE_NUMBERS
@@ -143,11 +143,7 @@ def speed_benchmark(root: Path | None = None) -> pd.DataFrame | None:
     """The rows of ``benchmarks/privpgd_speed.py`` (the phases' wall times, the knobs, the
     machine's threads and load), or None if it has not been run.
     """
-    path = (root or results_dir()) / SPEED_CSV
-    if not path.is_file():
-        return None
-    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
-    return speed.assign(code=short_revisions(speed["code"]))
+    return benchmark_rows((root or results_dir()) / SPEED_CSV, SPEED_COLUMNS, revision="code")
 
 
 GSD_REFERENCE_CSV = "privpgd/benchmarks/gsd-reference.csv"

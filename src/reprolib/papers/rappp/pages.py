@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, compute_summary, short_revisions
+from reprolib.experiments import PAPER_SETTING_COLUMNS, benchmark_rows, compute_summary
 from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.checks import PAPER_TABLE_2, importance_gains
 from reprolib.papers.rappp.comparison import ORIGINAL, pending_datasets, pending_mechanisms
@@ -188,11 +188,7 @@ SPEED_COLUMNS = ("git_revision", "device", "jax", "cpus", "load_average", "recor
 
 def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     """The speed benchmark's rows (the shown columns), or None if it has not been run."""
-    path = path or results_dir() / SPEED_CSV
-    if not path.is_file():
-        return None
-    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
-    return speed.assign(git_revision=short_revisions(speed["git_revision"]))
+    return benchmark_rows(path or results_dir() / SPEED_CSV, SPEED_COLUMNS)
 
 
 PAPER_SIZE = {"n_synthetic": 1000, "max_steps": 2000, "lt_queries": 200_000}

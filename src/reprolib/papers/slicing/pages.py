@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib._paths import results_dir
-from reprolib.experiments import PAPER_SETTING_COLUMNS, paper_setting_runs, short_revisions
+from reprolib.experiments import PAPER_SETTING_COLUMNS, benchmark_rows, paper_setting_runs
 
 
 def calibration_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -108,11 +108,7 @@ SPEED_COLUMNS = ("loss", "rows", "columns", "slice_dim", "slices", "batch_size",
 
 def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     """The rows of ``benchmarks/slicing_speed.py`` (the shown columns), or None if not run."""
-    path = path or results_dir() / SPEED_CSV
-    if not path.is_file():
-        return None
-    speed = pd.read_csv(path)[list(SPEED_COLUMNS)]
-    return speed.assign(git_revision=short_revisions(speed["git_revision"]))
+    return benchmark_rows(path or results_dir() / SPEED_CSV, SPEED_COLUMNS)
 
 
 PAPER_EPOCHS = 200
