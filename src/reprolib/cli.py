@@ -1,4 +1,4 @@
-"""The command line: ``reprolib list | run | batch | check | prune | merge | doctor | toc``.
+"""The command line: ``reprolib list | run | batch | check | audit | prune | merge | doctor | toc``.
 
 Run ``reprolib --help`` or ``python -m reprolib --help``.
 """
@@ -181,6 +181,30 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if len(failed) else 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from reprolib.experiments import audit_grid
+
+    get_artifact(args.artifact)
+    try:
+        audit = audit_grid(args.artifact, args.scale, cells=args.cells, device=args.device,
+                           progress=True)
+    except LookupError as error:
+        print(f"error: {error.args[0]}", file=sys.stderr)
+        return 1
+    moved = audit["relative_difference"] > args.rtol
+    rows = [["cell", "recorded on", "at", "metrics", "moved most", "stored", "now", "rel. diff"]]
+    rows += [[r.cell, r.recorded_on, r.recorded_at, str(r.metrics), r.worst_metric,
+              f"{r.stored:.6g}", f"{r.recomputed:.6g}", f"{r.relative_difference:.2e}"]
+             for r in audit.itertuples()]
+    _print_table(rows)
+    print(f"\n{len(audit)} stored cell(s) recomputed, {int(moved.sum())} moved by more than "
+          f"{args.rtol:g}")
+    if moved.any() and not audit["same_cpu"].all():
+        print("note: rows recorded on another kind of CPU agree only to the float noise of torch's "
+              "and JAX's kernels (the regression checks allow 1e-2 there)")
+    return 1 if moved.any() else 0
+
+
 def _prune(args: argparse.Namespace) -> int:
     from reprolib.experiments import prune_stores
 
@@ -301,6 +325,18 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="evaluate the reproduction checks; exit 1 if one fails")
     check.add_argument("--paper", choices=papers)
     check.set_defaults(handler=_check)
+
+    audit = commands.add_parser("audit", help="recompute a few stored cells of a grid (the "
+                                "cheapest of each mechanism) and compare every metric; exit 1 if "
+                                "one moved by more than --rtol")
+    audit.add_argument("artifact", help="artifact id, e.g. aim-fig1 (see `reprolib list`)")
+    audit.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
+    audit.add_argument("--cells", type=int, default=2, metavar="N",
+                       help="how many stored cells to recompute (default 2)")
+    audit.add_argument("--device", choices=DEVICES, default="cpu")
+    audit.add_argument("--rtol", type=float, default=1e-6,
+                       help="largest relative difference taken as unchanged (default 1e-6)")
+    audit.set_defaults(handler=_audit)
 
     prune = commands.add_parser("prune", help="drop stored runs of cells no experiment asks for "
                                 "any more (after a hyper-parameter changed)")

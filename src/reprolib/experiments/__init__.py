@@ -3,6 +3,7 @@ scale profiles, provenance and the reproduction checks. Nothing here belongs to 
 """
 
 from reprolib.experiments._artifacts import Artifact
+from reprolib.experiments._audit import audit_grid
 from reprolib.experiments._catalogue import COMPANION, Catalogue, Chapter, PaperSpec, catalogue
 from reprolib.experiments._checks import (
     FAILING,
@@ -96,6 +97,7 @@ __all__ = [
     "artifact_scorecard",
     "artifact_status",
     "artifacts_of",
+    "audit_grid",
     "benchmark_rows",
     "beside_reference",
     "catalogue",

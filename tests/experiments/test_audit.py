@@ -1,0 +1,72 @@
+"""An audit recomputes stored cells and reports the metric that moved most."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from reprolib import cli
+from reprolib.experiments import audit_grid, run_experiment
+from reprolib.experiments._audit import cheapest_cells
+
+
+def _move_every_rho(results, factor):
+    """Multiply the stored rho of every small prelim-conversions row by ``factor``."""
+    path = results / "preliminaries" / "prelim-conversions" / "small.parquet"
+    table = pq.read_table(path)
+    frame = table.to_pandas()
+    frame["metrics_json"] = [json.dumps({**json.loads(m), "rho": json.loads(m)["rho"] * factor})
+                             for m in frame["metrics_json"]]
+    moved = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(moved.replace_schema_metadata(table.schema.metadata), path)
+
+
+@pytest.fixture
+def recorded(scratch_dirs):
+    results, _ = scratch_dirs
+    run_experiment("prelim-conversions", scale="small", device="cpu", progress=False)
+    return results
+
+
+def test_cheapest_cells_take_one_of_each_mechanism_first():
+    rows = pd.DataFrame({"mechanism": ["a", "a", "a", "b", "c"],
+                         "wall_time_s": [1.0, 2.0, 3.0, 9.0, 5.0]})
+    assert cheapest_cells(rows, 4).index.tolist() == [0, 4, 3, 1]
+    assert cheapest_cells(rows.drop(columns="mechanism"), 2).index.tolist() == [0, 1]
+
+
+def test_an_unchanged_grid_audits_bit_for_bit(recorded):
+    audit = audit_grid("prelim-conversions", "small", cells=3)
+    assert len(audit) == 3 and audit["same_cpu"].all()
+    assert (audit["metrics"] > 0).all() and (audit["relative_difference"] == 0).all()
+    assert not any(cell.startswith("artifact=") for cell in audit["cell"])
+
+
+def test_a_moved_metric_is_reported_and_the_store_is_left_alone(recorded):
+    _move_every_rho(recorded, 1.001)
+    before = (recorded / "preliminaries" / "prelim-conversions" / "small.parquet").read_bytes()
+    audit = audit_grid("prelim-conversions", "small", cells=2)
+    assert (audit["worst_metric"] == "rho").all()
+    np.testing.assert_allclose(audit["relative_difference"], 1 - 1 / 1.001, rtol=1e-9)
+    np.testing.assert_allclose(audit["stored"], audit["recomputed"] * 1.001, rtol=1e-12)
+    after = (recorded / "preliminaries" / "prelim-conversions" / "small.parquet").read_bytes()
+    assert after == before
+
+
+def test_an_unrecorded_grid_says_how_to_record_it(scratch_dirs):
+    with pytest.raises(LookupError, match="reprolib run prelim-conversions --scale small"):
+        audit_grid("prelim-conversions", "small")
+
+
+def test_the_audit_command_exits_1_when_a_cell_moved(recorded, capsys):
+    assert cli.main(["audit", "prelim-conversions", "--cells", "2"]) == 0
+    assert "2 stored cell(s) recomputed, 0 moved by more than 1e-06" in capsys.readouterr().out
+    _move_every_rho(recorded, 1.001)
+    assert cli.main(["audit", "prelim-conversions", "--cells", "2"]) == 1
+    assert "2 moved by more than 1e-06" in capsys.readouterr().out
+    assert cli.main(["audit", "prelim-conversions", "--rtol", "1e-2"]) == 0
+    assert cli.main(["audit", "prelim-conversions", "--scale", "paper"]) == 1
+    assert "no stored cell" in capsys.readouterr().err
