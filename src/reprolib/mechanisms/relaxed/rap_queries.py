@@ -33,10 +33,11 @@ Differences from the code (none changes the privacy): its loss is the unsquared 
 minimiser); it stops a round early once the loss improves by less than 1e-7 while we always run
 ``iterations`` steps; and it answers every query's error on the full query matrix, which needed
 64 GB in the AIM paper, where we compute the errors marginal by marginal. The two switches matter:
-on nltcs at epsilon 1 (all 3-way marginals, scratch runs, seeds 0 and 1) Adam as published with
-every iterate projected (``adam="optax"``, ``iterate="projected"``) ended rounds with its loss
-rising and oscillating, and its workload errors were 0.113 and 0.037; with the code's two choices
-0.046 and 0.031; the code itself, at the same rho, 0.077 and 0.072 (``benchmarks/rap_reference.py``).
+on nltcs at epsilon 1 (all 3-way marginals, seeds 0 and 1; ``benchmarks/rap_reference.py``, rows in
+``results/aim/benchmarks/rap-reference.csv``) Adam as published with every iterate projected
+(``adam="optax"``, ``iterate="projected"``, engine ``ours-optax-projected``) ended rounds with its
+loss rising and oscillating, and its workload errors were 0.114 and 0.039; with the code's two
+choices (engine ``ours``) 0.046 and 0.031; the code itself, at the same rho, 0.077 and 0.072.
 """
 
 from __future__ import annotations
