@@ -28,11 +28,13 @@ the ICML 2021 tree ``relaxed_adaptive_projection/rap.py`` and ``main.py``):
   fit returns the projection of the last iterate (``iterate="lazy"``; for ``"softmax"``, where
   nothing is projected, the two iterates are one). Our defaults are the paper's projected Adam
   (``adam="optax"``, ``iterate="projected"``): inside MWEM (the AIM paper's Figure 7, all 3-way
-  marginals, seed 0, scratch runs) the code's two choices, alone or together, moved the workload
-  error by at most 11 % either way (nltcs, T = 20, epsilon 1: 0.028 ours, 0.028 with both, 0.027
-  and 0.028 with one; epsilon 10: 0.029, 0.028, 0.028, 0.026; titanic, T = 10, epsilon 1: 1.031,
-  1.059, 1.030, 1.065; epsilon 10: 0.446, 0.429, 0.446, 0.433), where RAP on counting queries
-  needs them (its module says why).
+  marginals, seed 0; ``benchmarks/projection_switches.py``, rows in
+  ``results/aim/benchmarks/projection-switches.csv``) the code's two choices, alone or together,
+  moved the workload error by at most 11 % either way (nltcs, T = 20, epsilon 1: 0.0281 ours,
+  0.0285 with both, 0.0280 with the frozen bias alone, 0.0270 with the lazy iterate alone;
+  epsilon 10: 0.0285, 0.0279, 0.0255, 0.0276; titanic, T = 10, epsilon 1: 1.031, 1.059, 1.065,
+  1.030; epsilon 10: 0.446, 0.429, 0.433, 0.446), where RAP on counting queries needs them (its
+  module says why).
 * the code stops early once the loss decreases by less than 1e-7 in a step; we always run
   ``iterations`` steps, which keeps one compiled loop.
 * the code starts from i.i.d. uniform rows and projects them at the first step; we project them at
