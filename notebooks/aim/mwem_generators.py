@@ -22,8 +22,10 @@
 # The relaxed projection steps Adam as published and projects every iterate, as RAP's paper
 # describes it; RAP's public code freezes Adam's bias corrections and never projects Adam's own
 # iterate. Both are switches (`RelaxedProjectionConfig.adam`, `iterate`); inside MWEM they moved
-# the workload error by at most 11 % either way in our checks on nltcs and titanic (the module's
-# docstring gives the numbers), where RAP on counting queries needs them (the Figures 1–3 pages).
+# the workload error by at most 11 % either way on nltcs and titanic at ε 1 and 10, seed 0
+# (`benchmarks/projection_switches.py`; the rows are in
+# `results/aim/benchmarks/projection-switches.csv` and the module's docstring quotes them), where
+# RAP on counting queries needs them (the Figures 1–3 pages).
 
 # %% tags=["parameters", "remove-cell"]
 scale = "small"
