@@ -95,10 +95,7 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
 
 
 def _number(value: object) -> float | None:
-    """A metric as a float, None for what is not a number (names, lists)."""
-    if isinstance(value, bool | str | list | tuple | dict | np.ndarray) or value is None:
-        return None
-    try:
+    """A metric as a float, None for what is not a number (names, flags, lists, missing)."""
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
         return float(value)
-    except (TypeError, ValueError):
-        return None
+    return None
