@@ -68,12 +68,12 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
                           f"run it first (reprolib run {artifact_id} --scale {scale})")
     chosen = cheapest_cells(recorded, cells)
     resolved = resolve_device(device)
+    here = describe_device(resolved)
     with tempfile.TemporaryDirectory() as scratch, stored_only():
         fresh = run_grid([grid[key] for key in chosen["key"]],
                          lambda cell: experiment.compute_on(cell, resolved),
                          ResultsStore(Path(scratch) / f"{scale}.parquet"), scale=scale,
-                         device=describe_device(resolved), progress=progress)
-    here = describe_device(resolved)
+                         device=here, progress=progress)
     metrics = [c for c in chosen.columns if c.startswith("metric.") and not _is_timing(c)]
     rows = []
     for (_, old), (_, new) in zip(chosen.iterrows(), fresh.iterrows(), strict=True):
@@ -88,7 +88,8 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
                           if np.isfinite(recomputed) else np.inf)
             if difference > worst[3] or not worst[0]:
                 worst = (metric.removeprefix("metric."), stored, recomputed, difference)
-        rows.append([grid[old["key"]].describe().removeprefix(f"artifact={artifact_id} "),
+        cell = grid[old["key"]]
+        rows.append([cell.describe().removeprefix(f"artifact={cell.artifact} "),
                      old["device"], str(old["git_revision"])[:7],
                      old["device"] == here, compared, *worst])
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
