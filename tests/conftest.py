@@ -1,9 +1,14 @@
 """Shared fixtures: scratch results and generated-notebook folders, so tests never touch the repo's,
-the SDNist data folder, and a small real mixed-type table."""
+the SDNist data folder, a small real mixed-type table, and a way to falsify a results store."""
 
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from reprolib.data import DataError, MixedCoding, RawTable, data_dir, load_dataset
+from reprolib.experiments import store_path
 
 
 @pytest.fixture
@@ -56,3 +61,36 @@ def small_mixed():
     raw = RawTable(frame, {c: table.kinds[c] for c in MIXED_COLUMNS}, target="SEX")
     return MixedCoding.fit(raw, bounds={"AGEP": (0, 99), "PINCP": (-20_000, 1_500_000),
                                         "POVPIP": (0, 501)}).encode(raw)
+
+
+@pytest.fixture
+def tamper():
+    """``tamper(root, artifact, scale, change)`` rewrites a store's rows as ``change(frame)``."""
+
+    def rewrite(root, artifact, scale, change):
+        path = store_path(artifact, scale, root)
+        table = pq.read_table(path)
+        frame = change(table.to_pandas())
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
+            table.schema.metadata), path)
+
+    return rewrite
+
+
+@pytest.fixture
+def metrics_changed():
+    """``metrics_changed(change)``: a frame rewrite for ``tamper`` that applies
+    ``change(metrics, row)`` to every row's metrics."""
+
+    def changed(change):
+        def rewrite(frame):
+            metrics = []
+            for _, row in frame.iterrows():
+                values = json.loads(row["metrics_json"])
+                change(values, row)
+                metrics.append(json.dumps(values))
+            return frame.assign(metrics_json=metrics)
+
+        return rewrite
+
+    return changed

@@ -1,11 +1,7 @@
 """An audit recomputes stored cells and reports the metric that moved most."""
 
-import json
-
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from reprolib import cli
@@ -13,15 +9,17 @@ from reprolib.experiments import audit_grid, run_experiment
 from reprolib.experiments._audit import cheapest_cells
 
 
-def _move_every_rho(results, factor):
-    """Multiply the stored rho of every small prelim-conversions row by ``factor``."""
-    path = results / "preliminaries" / "prelim-conversions" / "small.parquet"
-    table = pq.read_table(path)
-    frame = table.to_pandas()
-    frame["metrics_json"] = [json.dumps({**json.loads(m), "rho": json.loads(m)["rho"] * factor})
-                             for m in frame["metrics_json"]]
-    moved = pa.Table.from_pandas(frame, preserve_index=False)
-    pq.write_table(moved.replace_schema_metadata(table.schema.metadata), path)
+@pytest.fixture
+def move_every_rho(tamper, metrics_changed):
+    """``move_every_rho(results, factor)``: every stored small conversions rho times ``factor``."""
+
+    def move(results, factor):
+        def scale(values, row):
+            values["rho"] *= factor
+
+        tamper(results, "prelim-conversions", "small", metrics_changed(scale))
+
+    return move
 
 
 @pytest.fixture
@@ -45,8 +43,8 @@ def test_an_unchanged_grid_audits_bit_for_bit(recorded):
     assert not any(cell.startswith("artifact=") for cell in audit["cell"])
 
 
-def test_a_moved_metric_is_reported_and_the_store_is_left_alone(recorded):
-    _move_every_rho(recorded, 1.001)
+def test_a_moved_metric_is_reported_and_the_store_is_left_alone(recorded, move_every_rho):
+    move_every_rho(recorded, 1.001)
     before = (recorded / "preliminaries" / "prelim-conversions" / "small.parquet").read_bytes()
     audit = audit_grid("prelim-conversions", "small", cells=2)
     assert (audit["worst_metric"] == "rho").all()
@@ -61,10 +59,10 @@ def test_an_unrecorded_grid_says_how_to_record_it(scratch_dirs):
         audit_grid("prelim-conversions", "small")
 
 
-def test_the_audit_command_exits_1_when_a_cell_moved(recorded, capsys):
+def test_the_audit_command_exits_1_when_a_cell_moved(recorded, move_every_rho, capsys):
     assert cli.main(["audit", "prelim-conversions", "--cells", "2"]) == 0
     assert "2 stored cell(s) recomputed, 0 moved by more than 1e-06" in capsys.readouterr().out
-    _move_every_rho(recorded, 1.001)
+    move_every_rho(recorded, 1.001)
     assert cli.main(["audit", "prelim-conversions", "--cells", "2"]) == 1
     assert "2 moved by more than 1e-06" in capsys.readouterr().out
     assert cli.main(["audit", "prelim-conversions", "--rtol", "1e-2"]) == 0
