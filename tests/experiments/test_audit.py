@@ -6,7 +6,8 @@ import pytest
 
 from reprolib import cli
 from reprolib.experiments import audit_grid, run_experiment
-from reprolib.experiments._audit import cheapest_cells
+from reprolib.experiments._audit import cheapest_cells, varying_params
+from reprolib.experiments._store import Cell
 
 
 @pytest.fixture
@@ -34,6 +35,17 @@ def test_cheapest_cells_take_one_of_each_mechanism_first():
                          "wall_time_s": [1.0, 2.0, 3.0, 9.0, 5.0]})
     assert cheapest_cells(rows, 4).index.tolist() == [0, 4, 3, 1]
     assert cheapest_cells(rows.drop(columns="mechanism"), 2).index.tolist() == [0, 1]
+
+
+def test_cells_alike_but_for_a_parameter_are_told_apart_by_it():
+    def cell(**params):
+        return Cell(artifact="a", mechanism="m", dataset="d", epsilon=1.0, delta=None, seed=0,
+                    params=params)
+
+    cells = [cell(capacity=1.0, iters=100), cell(capacity=8.0, iters=100),
+             cell(capacity=8.0, iters=100, rounds=5)]
+    assert varying_params(cells) == ["capacity", "rounds"]
+    assert varying_params(cells[1:2]) == []
 
 
 def test_an_unchanged_grid_audits_bit_for_bit(recorded):

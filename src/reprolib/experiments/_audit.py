@@ -9,6 +9,7 @@ committed numbers?" for a store the checks do not cover, e.g. after a change to 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +19,11 @@ from reprolib._device import describe_device, resolve_device
 from reprolib.experiments._experiment import get_experiment, open_store, stored_only
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._scales import check_scale
-from reprolib.experiments._store import ResultsStore
+from reprolib.experiments._store import Cell, ResultsStore
 
 AUDIT_COLUMNS = ["cell", "recorded_on", "recorded_at", "same_cpu", "metrics", "worst_metric",
                  "stored", "recomputed", "relative_difference"]
+_MISSING = object()  # a parameter a cell does not have
 
 
 def _is_timing(metric: str) -> bool:
@@ -40,6 +42,17 @@ def cheapest_cells(recorded: pd.DataFrame, count: int) -> pd.DataFrame:
     return by_time.head(count)
 
 
+def varying_params(cells: Iterable[Cell]) -> list[str]:
+    """The parameters whose values differ between ``cells`` (Figure 4's capacity, Figure 7's
+    rounds), a missing one counting as a value: with mechanism, dataset, epsilon, delta and
+    seed they tell the cells apart.
+    """
+    cells = list(cells)
+    names = sorted({name for cell in cells for name in cell.params})
+    return [name for name in names
+            if len({repr(cell.params.get(name, _MISSING)) for cell in cells}) > 1]
+
+
 def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device: str = "cpu",
                results_root: Path | None = None, progress: bool = False) -> pd.DataFrame:
     """Recompute ``cells`` stored cells of an artifact's grid in a scratch store and compare
@@ -50,7 +63,8 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
     computes none.
 
     Returns:
-        One row per recomputed cell (:data:`AUDIT_COLUMNS`): the cell in words, where and at
+        One row per recomputed cell (:data:`AUDIT_COLUMNS`): the cell in words (with the
+        parameters that tell it apart from the grid's other cells, see :func:`varying_params`), where and at
         which revision it was recorded, whether this kind of CPU recorded it, how many metrics were
         compared, and the metric that moved most with its stored and recomputed values and
         relative difference (0 when every metric agrees exactly, inf when one became missing).
@@ -67,6 +81,7 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
         raise LookupError(f"no stored cell of today's {artifact_id} grid at scale {scale}: "
                           f"run it first (reprolib run {artifact_id} --scale {scale})")
     chosen = cheapest_cells(recorded, cells)
+    distinguishing = varying_params(grid.values())
     resolved = resolve_device(device)
     here = describe_device(resolved)
     with tempfile.TemporaryDirectory() as scratch, stored_only():
@@ -89,7 +104,9 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
             if difference > worst[3] or not worst[0]:
                 worst = (metric.removeprefix("metric."), stored, recomputed, difference)
         cell = grid[old["key"]]
-        rows.append([cell.describe().removeprefix(f"artifact={cell.artifact} "),
+        label = " ".join([cell.describe().removeprefix(f"artifact={cell.artifact} "),
+                          *(f"{name}={cell.params.get(name)}" for name in distinguishing)])
+        rows.append([label,
                      old["device"], str(old["git_revision"])[:7],
                      old["device"] == here, compared, *worst])
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
