@@ -193,8 +193,9 @@ def _audit(args: argparse.Namespace) -> int:
         return 1
     moved = audit["relative_difference"] > args.rtol
     rows = [["cell", "recorded on", "at", "metrics", "moved most", "stored", "now", "rel. diff"]]
-    rows += [[r.cell, r.recorded_on, r.recorded_at, str(r.metrics), r.worst_metric,
-              f"{r.stored:.6g}", f"{r.recomputed:.6g}", f"{r.relative_difference:.2e}"]
+    rows += [[r.cell, r.recorded_on, r.recorded_at, str(r.metrics),
+              *([r.worst_metric, f"{r.stored:.6g}", f"{r.recomputed:.6g}",
+                 f"{r.relative_difference:.2e}"] if r.relative_difference else ["none", "", "", "0"])]
              for r in audit.itertuples()]
     _print_table(rows)
     print(f"\n{len(audit)} stored cell(s) recomputed, {int(moved.sum())} moved by more than "

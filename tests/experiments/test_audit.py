@@ -73,10 +73,13 @@ def test_an_unrecorded_grid_says_how_to_record_it(scratch_dirs):
 
 def test_the_audit_command_exits_1_when_a_cell_moved(recorded, move_every_rho, capsys):
     assert cli.main(["audit", "prelim-conversions", "--cells", "2"]) == 0
-    assert "2 stored cell(s) recomputed, 0 moved by more than 1e-06" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "2 stored cell(s) recomputed, 0 moved by more than 1e-06" in out
+    assert " none " in out and "rho" not in out  # nothing moved: no metric is named
     move_every_rho(recorded, 1.001)
     assert cli.main(["audit", "prelim-conversions", "--cells", "2"]) == 1
-    assert "2 moved by more than 1e-06" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "2 moved by more than 1e-06" in out and "rho" in out and " none " not in out
     assert cli.main(["audit", "prelim-conversions", "--rtol", "1e-2"]) == 0
     assert cli.main(["audit", "prelim-conversions", "--scale", "paper"]) == 1
     assert "no stored cell" in capsys.readouterr().err
