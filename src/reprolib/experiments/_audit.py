@@ -64,10 +64,11 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
 
     Returns:
         One row per recomputed cell (:data:`AUDIT_COLUMNS`): the cell in words (with the
-        parameters that tell it apart from the grid's other cells, see :func:`varying_params`), where and at
-        which revision it was recorded, whether this kind of CPU recorded it, how many metrics were
-        compared, and the metric that moved most with its stored and recomputed values and
-        relative difference (0 when every metric agrees exactly, inf when one became missing).
+        parameters that tell it apart from the grid's other cells, see :func:`varying_params`),
+        where and at which revision it was recorded, whether this kind of CPU recorded it, how
+        many metrics were compared, and the metric that moved most with its stored and
+        recomputed values and relative difference (0 when every metric agrees exactly, inf when
+        one became missing).
 
     Raises:
         LookupError: the store holds no cell of today's grid.
