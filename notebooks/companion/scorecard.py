@@ -41,10 +41,10 @@ artifacts = artifact_scorecard(papers, evaluated, paper=paper)
 card = scorecard_frame(evaluated)
 STATUS_COLOURS = {"pass": "green", "fail": "red", "missing": "red"}
 TABLE_CSS = [
-    {"selector": "", "props": "width: 100%; border-collapse: collapse; font-size: 0.85em;"},
+    {"selector": "", "props": "width: 100%; border-collapse: collapse;"},
     {"selector": "th", "props": "text-align: left; vertical-align: bottom;"},
     {"selector": "td", "props": "vertical-align: top; white-space: normal; "
-                                "overflow-wrap: break-word; padding: 0.3em 0.5em;"},
+                                "overflow-wrap: anywhere; padding: 0.3em 0.5em;"},
 ]
 
 

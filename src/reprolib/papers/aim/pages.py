@@ -179,7 +179,6 @@ def single_fit_table(path: Path | None = None) -> pd.DataFrame | None:
         ["mechanism", "dataset", "workload", "epsilon", "iters", "seed"], kind="stable")
 
 
-
 SPOT_KEYS = ["mechanism", "dataset", "epsilon", "seed"]
 SPOT_METRICS = {"error": "metric.workload_error", "rounds": "metric.rounds"}
 
