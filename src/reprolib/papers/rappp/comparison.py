@@ -136,7 +136,7 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
                                           "income/tx2018", "worked/tx2018", "owner/tx2018",
                                           "married/tx2018", "hispanic/tx2018",
                                           "income/national2018", "worked/national2018",
-                                          "owner/national2018"),
+                                          "owner/national2018", "married/national2018"),
                                 trials=4,
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000, gan_epochs=30),
