@@ -31,6 +31,6 @@ def benchmark_table(rows: pd.DataFrame) -> Styler:
     """A benchmark CSV's rows as the speed pages show them: headers in words, no index, numbers
     by :func:`readable_number`.
     """
-    numbers = rows.select_dtypes("number").columns.map(lambda column: str(column).replace("_", " "))
-    return (headers_in_words(rows).style.hide(axis="index")
-            .format(readable_number, subset=list(numbers)))
+    shown = headers_in_words(rows)
+    return shown.style.hide(axis="index").format(
+        readable_number, subset=list(shown.select_dtypes("number").columns))
