@@ -1,8 +1,14 @@
-"""reprolib.papers.privpgd.pages: the tables of the PrivPGD pages, on small frames built here."""
+"""reprolib.papers.privpgd.pages: the tables of the PrivPGD pages, on small frames built here;
+and the book's hyper-parameter tables against the configuration's fields."""
+
+import dataclasses
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from reprolib.mechanisms.particles.privpgd import PrivPGDConfig, ThresholdConstraint
 from reprolib.papers.privpgd.pages import (
     column_legend,
     dataset_title,
@@ -147,3 +153,34 @@ def test_gsd_search_length_table_puts_runs_without_early_stopping_beside_early_o
     _gsd_benchmark(no_search, rho=[0.5], seed=0, engine="ours", stop_tolerance=1e-4,
                    tv_distance=0.1, generations=90, stopped_early=True, seconds=1.0)
     assert gsd_search_length_table(no_search) is None
+
+
+def hyper_parameter_rows():
+    """(table title, cells) for each row of the book's PrivPGD hyper-parameter tables."""
+    text = (Path(__file__).parents[2] / "book" / "privpgd" / "algorithm.md").read_text()
+    section = text.split("## Hyper-parameters", 1)[1].split("\n## ", 1)[0]
+    title, rows = "", []
+    for line in section.splitlines():
+        if line.startswith("**"):
+            title = line
+        elif line.startswith("| ") and not line.startswith("| hyper-parameter"):
+            rows.append((title, [cell.strip() for cell in line.strip("|").split("|")]))
+    return rows
+
+
+def test_hyper_parameter_tables_name_real_fields_with_the_paper_defaults():
+    rows = hyper_parameter_rows()
+    assert len(rows) > 20
+    checked = 0
+    for title, (name, paper, _, field) in rows:
+        owner = ThresholdConstraint if "ThresholdConstraint" in title else PrivPGDConfig
+        fields = {f.name: f for f in dataclasses.fields(owner)}
+        names = re.findall(r"`([a-z_]+)`", field)
+        for found in names:
+            assert found in fields or found in {"all_pairs", "fit"}, (name, found)
+        number = re.fullmatch(r"([0-9.]+)(k| %)?", paper)
+        if number and len(names) == 1:
+            scale = {"k": 1000, " %": 0.01}.get(number.group(2), 1)
+            assert fields[names[0]].default == pytest.approx(float(number.group(1)) * scale), name
+            checked += 1
+    assert checked >= 12
