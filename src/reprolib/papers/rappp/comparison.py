@@ -128,16 +128,9 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
     "smoke": ComparisonSettings(datasets=("income/ma2018",), epsilons=(1.0,), trials=1,
                                 n_synthetic=100, max_steps=30, lt_queries=500, bins=5,
                                 pgm_iters=20, mm_queries=500, gan_epochs=5),
-    # the whole design grows dataset by dataset (``pending_datasets``);
-    # compute knobs cut as for Figure 1; DP-CTGAN's epochs to a tenth, as Private-PGM's iterations
-    # (30 epochs: about 45 s a run on a 9,000-record stand-in on one core)
-    "small": ComparisonSettings(datasets=("income/ma2018", "worked/ma2018", "owner/ma2018",
-                                          "married/ma2018", "hispanic/ma2018",
-                                          "income/tx2018", "worked/tx2018", "owner/tx2018",
-                                          "married/tx2018", "hispanic/tx2018",
-                                          "income/national2018", "worked/national2018",
-                                          "owner/national2018", "married/national2018"),
-                                trials=4,
+    # the whole design; compute knobs cut as for Figure 1; DP-CTGAN's epochs to a tenth, as
+    # Private-PGM's iterations (30 epochs: about 45 s a run on a 9,000-record stand-in on one core)
+    "small": ComparisonSettings(datasets=design("small"), trials=4,
                                 n_synthetic=500, max_steps=500, lt_queries=20_000,
                                 pgm_iters=100, mm_queries=20_000, gan_epochs=30),
     "paper": ComparisonSettings(datasets=design("paper"), trials=4, n_synthetic=1000,
