@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from reprolib.data import Dataset, Domain, MixedDataset
+from reprolib.experiments import catalogue
 from reprolib.experiments._store import Cell
 from reprolib.papers.rappp.comparison import (
     COMPARISON,
@@ -153,6 +154,14 @@ def test_the_design_lists_every_task_and_state_and_what_is_still_to_run():
         assert not set(pending) & set(settings.datasets)
     assert pending_datasets("rappp-fig3", "smoke") == ()
     assert set(pending_datasets("rappp-fig3", "small")) <= set(SENSITIVITY_DESIGN)
+
+
+def test_the_small_grids_cover_the_whole_design_as_the_spec_declares():
+    spec = catalogue().paper("rappp")
+    assert spec.small_covers_design
+    for artifact in (a.id for a in spec.artifacts):
+        assert pending_datasets(artifact, "small") == (), artifact
+        assert pending_mechanisms(artifact, "small") == (), artifact
 
 
 def test_a_run_records_its_ledger_at_delta_one_over_n_squared():

@@ -78,4 +78,7 @@ SPEC = PaperSpec(
              "rappp-tab4": "the paper's Table 4 with its task membership rebuilt (no data)"},
     stand_ins=_stand_ins(),
     stand_in_column="metric.stand_in",
+    # every task and the multitask set on the three stand-in states, every epsilon, mechanism
+    # and seed (``comparison.pending_datasets`` and ``pending_mechanisms`` list nothing at small)
+    small_covers_design=True,
 )
