@@ -4,11 +4,15 @@ Each test runs fresh Python processes: within one process the hash seed is fixed
 already be configured by an earlier import, so only new processes show what these guard against.
 """
 
+import ast
 import json
 import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+import reprolib
 
 # One experiment cell per Private-PGM mechanism whose records used to follow the hash seed, and the
 # records of AIM and PrivBayes+PGM (quick configs, full titanic) as a digest.
@@ -92,3 +96,39 @@ def test_importing_and_fitting_leave_jax_configuration_alone(titanic):
     assert report["before"]["x64"] is False
     assert report["imported"] == report["fitted"] == report["before"]
     assert report["dtypes"] == ["float64"] * 3
+
+
+
+def _module_level_mbi_imports(tree: ast.Module) -> list[int]:
+    """Lines of ``import mbi`` / ``from mbi ...`` that run when the module is imported (not inside
+    a function, nor under ``if TYPE_CHECKING:``).
+    """
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                break
+            names = ([a.name for a in inner.names] if isinstance(inner, ast.Import)
+                     else [inner.module or ""] if isinstance(inner, ast.ImportFrom) else [])
+            if any(n == "mbi" or n.startswith("mbi.") for n in names):
+                found.append(inner.lineno)
+    return found
+
+
+def test_mbi_is_first_imported_where_its_import_warnings_are_silenced():
+    """mbi warns at import about float32 mode and JAX's compilation cache; our Private-PGM engine
+    runs in float64 and imports mbi in ``pgm/_float64.py`` with those warnings silenced. A module
+    elsewhere that imports mbi when it is itself imported can come first and print them on every
+    CLI call (``reprolib batch --dry-run`` did, through PrivMRF's annotations).
+    """
+    src = Path(reprolib.__file__).parent
+    engine = src / "mechanisms" / "pgm"
+    offenders = {str(path.relative_to(src)): lines for path in sorted(src.rglob("*.py"))
+                 if engine not in path.parents
+                 and (lines := _module_level_mbi_imports(ast.parse(path.read_text())))}
+    assert offenders == {}
+    first_import = next(n for n in ast.parse((engine / "__init__.py").read_text()).body
+                        if isinstance(n, ast.Import | ast.ImportFrom) and n.module != "__future__")
+    assert first_import.module == "reprolib.mechanisms.pgm._float64"

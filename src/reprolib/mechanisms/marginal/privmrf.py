@@ -77,9 +77,8 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import mbi
 import networkx as nx
 import numpy as np
 
@@ -108,6 +107,9 @@ from reprolib.privacy import (
     split_budget,
 )
 from reprolib.queries import Workload
+
+if TYPE_CHECKING:  # for annotations only; reprolib.mechanisms.pgm imports mbi and silences its import warnings
+    import mbi
 
 CELLS_PER_MB = 2**20 / 8  # float64 cells in a MB of JT-SIZE (reprolib.mechanisms.pgm._jtsize)
 MAX_REFINEMENT_STEPS = 8  # the code's ed_step_num = min(d // 2, 8)
