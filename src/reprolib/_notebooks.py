@@ -6,6 +6,7 @@ import ast
 import contextlib
 import dataclasses
 import os
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -96,6 +97,29 @@ def _inline_figures() -> Iterator[None]:
             os.environ["MPLBACKEND"] = previous
 
 
+@contextlib.contextmanager
+def _local_kernel() -> Iterator[dict[str, object]]:
+    """The papermill options for a kernel reached through Unix sockets in a private folder.
+
+    Over TCP (Jupyter's default) the kernel's traffic on the loopback port is readable by other
+    users of a shared machine, and ipykernel warns about it on every notebook. Where Unix sockets
+    exist, the kernel listens on sockets in a temporary folder only we can open, removed afterwards;
+    elsewhere (Windows) it stays on TCP.
+    """
+    if os.name != "posix":
+        yield {}
+        return
+    from jupyter_client.manager import KernelManager
+
+    with tempfile.TemporaryDirectory(prefix="reprolib-kernel-") as folder:
+
+        class SocketKernelManager(KernelManager):
+            def __init__(self, **kwargs: object) -> None:
+                super().__init__(transport="ipc", ip=os.path.join(folder, "kernel"), **kwargs)
+
+        yield {"kernel_manager_class": SocketKernelManager}
+
+
 def execute(run: NotebookRun, *, progress: bool = False) -> float:
     """Execute ``run`` with papermill; returns the wall time in seconds.
 
@@ -114,10 +138,10 @@ def execute(run: NotebookRun, *, progress: bool = False) -> float:
     run.output.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     try:
-        with _inline_figures():
+        with _inline_figures(), _local_kernel() as kernel:
             executed = papermill.execute_notebook(
                 notebook, str(run.output), parameters=dict(run.parameters), kernel_name=KERNEL,
-                language="python", cwd=str(repo_root()), progress_bar=progress,
+                language="python", cwd=str(repo_root()), progress_bar=progress, **kernel,
             )
     except papermill.PapermillExecutionError as error:
         position = next((i for i, cell in enumerate(notebook.cells, start=1)
