@@ -5,6 +5,7 @@ mean over trials with min-max bars, workload-aware mechanisms solid and the othe
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.ticker import NullLocator
 
 from reprolib.figures._style import new_figure
 from reprolib.papers.aim.setup import WORKLOAD_AWARE
@@ -70,6 +71,12 @@ def capacity_sweep(frame: pd.DataFrame):
             _errorbar(ax, rows, "param.max_model_size_mb", label=f"ε = {epsilon:g}")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        # a tick at each capacity run, labelled as printed: on a range of a decade or two the
+        # log axis's own minor labels (3 x 10^-3, 4 x 10^-3, ...) run into each other
+        capacities = sorted(summary["param.max_model_size_mb"].unique())
+        ax.set_xticks(capacities, [f"{c:g}" for c in capacities], rotation=45, ha="right",
+                      fontsize=7)
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel("model capacity (MB)")
         ax.set_ylabel(label)
     error.legend(fontsize=8)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from reprolib.figures import new_figure, new_grid
 from reprolib.papers.rappp.annealing import ANNEALED, FIXED
@@ -157,6 +158,7 @@ def sensitivity_figure(frame: pd.DataFrame):
                 ax.axhline(original[(task, state)], color="black", linestyle=":",
                            label="real data")
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # 3 x 10^0, 4 x 10^0 ... collide
             ax.set_xlabel("wall time per run (s)")
             ax.set_title(f"{dataset}, ε = {epsilon:g}", fontsize=9)
         axes[row, 0].set_ylabel("macro-F1")
