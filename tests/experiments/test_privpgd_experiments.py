@@ -18,6 +18,29 @@ from reprolib.papers.privpgd.setup import (
 from reprolib.privacy import NeighbourRelation
 
 
+def _design(artifact: str, scale: str) -> set[tuple]:
+    """The artifact's design at ``scale``: its (mechanism, dataset, epsilon, settings that are not
+    compute) points, seeds and compute knobs set aside.
+    """
+    experiment = get_experiment(artifact)
+    settings = experiment.settings_at(scale)
+    design = {(c.mechanism, c.dataset, round(c.epsilon, 9)) for c in experiment.cells(scale, settings)}
+    return {(*point, getattr(settings, "strengths", None)) for point in design}
+
+
+def test_the_small_grids_cover_the_whole_design_as_the_spec_declares():
+    """PrivPGD declares small_covers_design: every artifact's small grid has every point of the
+    paper's grid (three seeds of five, PrivPGD's compute reduced) and nothing is pending."""
+    from reprolib.experiments import catalogue
+    from reprolib.papers.privpgd.setup import pending_datasets
+
+    spec = catalogue().paper("privpgd")
+    assert spec.small_covers_design
+    assert pending_datasets("small") == () and pending_mechanisms("small") == ()
+    for artifact in (a.id for a in spec.artifacts):
+        assert _design(artifact, "paper") <= _design(artifact, "small"), artifact
+
+
 def test_comparison_grids_run_every_mechanism_at_their_figure_epsilon():
     for artifact, epsilon in (("privpgd-fig1", 2.5), ("privpgd-fig4", 1.0), ("privpgd-fig5", 0.2)):
         experiment = get_experiment(artifact)
