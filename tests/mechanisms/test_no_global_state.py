@@ -98,22 +98,20 @@ def test_importing_and_fitting_leave_jax_configuration_alone(titanic):
     assert report["dtypes"] == ["float64"] * 3
 
 
-
-def _module_level_mbi_imports(tree: ast.Module) -> list[int]:
+def _module_level_mbi_imports(nodes) -> list[int]:
     """Lines of ``import mbi`` / ``from mbi ...`` that run when the module is imported (not inside
     a function, nor under ``if TYPE_CHECKING:``).
     """
     found = []
-    for node in tree.body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+    for node in nodes:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or (
+                isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"):
             continue
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
-                break
-            names = ([a.name for a in inner.names] if isinstance(inner, ast.Import)
-                     else [inner.module or ""] if isinstance(inner, ast.ImportFrom) else [])
-            if any(n == "mbi" or n.startswith("mbi.") for n in names):
-                found.append(inner.lineno)
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        if any(n == "mbi" or n.startswith("mbi.") for n in names):
+            found.append(node.lineno)
+        found += _module_level_mbi_imports(ast.iter_child_nodes(node))
     return found
 
 
@@ -127,7 +125,7 @@ def test_mbi_is_first_imported_where_its_import_warnings_are_silenced():
     engine = src / "mechanisms" / "pgm"
     offenders = {str(path.relative_to(src)): lines for path in sorted(src.rglob("*.py"))
                  if engine not in path.parents
-                 and (lines := _module_level_mbi_imports(ast.parse(path.read_text())))}
+                 and (lines := _module_level_mbi_imports(ast.parse(path.read_text()).body))}
     assert offenders == {}
     first_import = next(n for n in ast.parse((engine / "__init__.py").read_text()).body
                         if isinstance(n, ast.Import | ast.ImportFrom) and n.module != "__future__")
