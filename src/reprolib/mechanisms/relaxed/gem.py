@@ -347,28 +347,43 @@ def _loss_and_grad(params: Params, codes: jax.Array, which: jax.Array, values: j
 
     Answers the used slots' marginals (one ``lax.switch`` branch per clique shape), keeps
     the ``top`` cells of largest error among those at or above ``threshold`` (the set S), and
-    differentiates ||a_S - q_S||_p / |S|: slot by slot for sum_S |a - q|^p, chained by hand
-    through the p-th root, then back through the rows to the weights.
+    differentiates ||a_S - q_S||_p / |S|: slot by slot for sum_S |a - q|^p, each branch pulling
+    its own marginal back to the rows (differentiating through the switch instead would carry
+    every branch's intermediates through every slot), chained by hand through the p-th root,
+    then back through the rows to the weights.
     """
-    answer = [functools.partial(_marginal, shape=shape, cells=static.cells)
-              for shape in static.shapes]
+    answers = [functools.partial(_marginal, shape=shape, cells=static.cells)
+               for shape in static.shapes]
     kinds, starts = jnp.asarray(static.kinds), jnp.asarray(static.starts)
     rows, pullback = jax.vjp(lambda p: _forward(p, codes, static.offsets), params)
 
-    def residual(k: jax.Array, current: jax.Array) -> jax.Array:
+    def residual(k: jax.Array, out: jax.Array) -> jax.Array:
         clique = which[k]
-        return values[k] - jax.lax.switch(kinds[clique], answer, current, starts[clique])
+        return out.at[k].set(
+            values[k] - jax.lax.switch(kinds[clique], answers, rows, starts[clique]))
 
-    errors = jax.lax.fori_loop(0, used, lambda k, out: out.at[k].set(jnp.abs(residual(k, rows))),
-                               jnp.zeros_like(values))
+    residuals = jax.lax.fori_loop(0, used, residual, jnp.zeros_like(values))
+    errors = jnp.abs(residuals)
     above = valid & (errors >= threshold)
     ranked, picked = jax.lax.top_k(jnp.where(above, errors, -1.0).reshape(-1), top)
     keep = jnp.zeros(values.size, bool).at[picked].set(ranked >= 0).reshape(values.shape)
 
+    def power_and_grad(answer):
+        """A branch: sum over the kept cells of |a - q|^p, and its gradient in the rows."""
+        def branch(start: jax.Array, slot_residual: jax.Array, kept: jax.Array):
+            power, d_residual = jax.value_and_grad(lambda r: jnp.sum(
+                jnp.where(kept, jnp.abs(r) ** loss_p, 0.0)))(slot_residual)
+            _, pull = jax.vjp(lambda current: answer(current, start), rows)
+            return power, pull(-d_residual)[0]  # q enters the residual a - q with a minus
+        return branch
+
+    branches = [power_and_grad(answer) for answer in answers]
+
     def add(k, total):
-        value, grad = jax.value_and_grad(lambda current: jnp.sum(
-            jnp.where(keep[k], jnp.abs(residual(k, current)) ** loss_p, 0.0)))(rows)
-        return total[0] + value, total[1] + grad
+        clique = which[k]
+        power, grad = jax.lax.switch(kinds[clique], branches, starts[clique], residuals[k],
+                                     keep[k])
+        return total[0] + power, total[1] + grad
 
     power_sum, grad_rows = jax.lax.fori_loop(0, used, add, (jnp.zeros(()), jnp.zeros_like(rows)))
     count = jnp.maximum(keep.sum(), 1)
