@@ -149,12 +149,21 @@ class RelaxedData:
         """The product-query answers on ``clique``: mean over rows of the blocks' outer product.
 
         Shaped like ``Dataset.marginal(clique)``; the cells sum to 1 when every block lies on the
-        simplex ("sparsemax", "softmax"), and need not for "clip".
+        simplex ("sparsemax", "softmax"), and need not for "clip". The smaller blocks' outer
+        product is built row by row and meets the largest block in one matrix product, the
+        order of least memory (einsum's own order can build rows x the two largest blocks: on
+        salary's 3-way marginals twelve times slower).
         """
-        clique = tuple(clique)
         blocks = self.blocks()
         operands = [blocks[a] for a in clique]
-        return np.einsum(_einsum_spec(len(clique)), *operands, optimize=True) / len(self.params)
+        order = sorted(range(len(operands)), key=lambda j: operands[j].shape[1])
+        rows = len(self.params)
+        outer = np.ones((rows, 1), dtype=operands[0].dtype)
+        for j in order[:-1]:
+            outer = (outer[:, :, None] * operands[j][:, None, :]).reshape(rows, -1)
+        product = outer.T @ operands[order[-1]]
+        product = product.reshape([operands[j].shape[1] for j in order])
+        return np.transpose(product, np.argsort(order)) / rows
 
     def to_dataset(self, rng: np.random.Generator, rows: int | None = None) -> Dataset:
         """Integer records by RAP's randomized rounding (``utils_data.randomized_rounding``).
