@@ -44,7 +44,7 @@ TABLE_CSS = [
     {"selector": "", "props": "width: 100%; border-collapse: collapse;"},
     {"selector": "th", "props": "text-align: left; vertical-align: bottom;"},
     {"selector": "td", "props": "vertical-align: top; white-space: normal; "
-                                "overflow-wrap: anywhere; padding: 0.3em 0.5em;"},
+                                "overflow-wrap: break-word; padding: 0.3em 0.5em;"},
 ]
 
 
