@@ -18,6 +18,7 @@ from reprolib.privacy import (
     exponential_mechanism_rho,
     gumbel_top_k,
 )
+from reprolib.privacy._selection import _top_k
 
 
 def _ledger(rho: float = 1e6) -> Ledger:
@@ -41,6 +42,16 @@ def test_exponential_mechanism_samples_the_softmax():
     counts = np.bincount(draws, minlength=scores.size)
     assert stats.chisquare(counts, expected * len(draws)).pvalue > 1e-3
     assert ledger.spent_rho == pytest.approx(20_000 * epsilon**2 / 8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(-3, 3), min_size=1, max_size=40), data=st.data())
+def test_top_k_is_the_stable_full_sorts_first_k(values, data):
+    """The partition-then-sort selection is the full stable sort's first k, ties included (the
+    integer values make ties the rule)."""
+    values = np.asarray(values, dtype=float)
+    k = data.draw(st.integers(1, values.size))
+    np.testing.assert_array_equal(_top_k(values, k), np.argsort(-values, kind="stable")[:k])
 
 
 def test_gumbel_top_k_charges_k_rounds_and_returns_distinct_indices():

@@ -97,4 +97,16 @@ def gumbel_top_k(
     ledger.charge(round_up(int(k) * Fraction(epsilon) ** 2 / 8), mechanism="gumbel-top-k", label=label,
                   epsilon=epsilon, sensitivity=sensitivity, k=float(k))
     noisy = _gumbel_scores(scores, epsilon, sensitivity, rng)
-    return np.argsort(-noisy, kind="stable")[:k]
+    return _top_k(noisy, int(k))
+
+
+def _top_k(values: np.ndarray, k: int) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")[:k]`` without sorting every value: the k-th largest
+    value found by partition, then a stable sort of the values at or above it (ties keep index
+    order, as in the full stable sort).
+    """
+    if k >= values.size:
+        return np.argsort(-values, kind="stable")[:k]
+    kth = values[np.argpartition(-values, k - 1)[k - 1]]
+    candidates = np.flatnonzero(values >= kth)
+    return candidates[np.argsort(-values[candidates], kind="stable")][:k]
