@@ -48,9 +48,14 @@ TABLE_CSS = [
 ]
 
 
+def breakable(text: str) -> str:
+    """``text`` escaped, with a line break allowed after every slash (results paths)."""
+    return escape(text).replace("/", "/<wbr>")
+
+
 def small(text: str) -> str:
     """Secondary text under a cell's main words."""
-    return f"<br><small>{escape(text)}</small>" if text else ""
+    return f"<br><small>{breakable(text)}</small>" if text else ""
 
 
 pages = dict(zip(artifacts["artifact"], artifacts["page"], strict=True))
@@ -91,11 +96,11 @@ print(f"{len(artifacts)} artifact{'s' * (len(artifacts) != 1)}: " + ", ".join(
 show(artifacts.assign(
     paper=[papers.paper(key).caption for key in artifacts["paper"]],
     artifact=artifacts["artifact"].map(linked),
-    shows=artifacts["title"].map(escape),
+    shows=artifacts["title"].map(breakable),
     status=[f"<b>{status}</b>{small(note)}"
             for status, note in zip(artifacts["status"], artifacts["note"], strict=True)],
-    data=artifacts["data"].map(escape),
-    deviations=artifacts["deviations"].map(lambda text: escape(text).replace("\n", "<br>")),
+    data=artifacts["data"].map(breakable),
+    deviations=artifacts["deviations"].map(lambda text: breakable(text).replace("\n", "<br>")),
 )[["paper", "artifact", "shows", "status", "data", "checks", "deviations"]])
 
 # %% [markdown]
@@ -121,15 +126,15 @@ print(f"{tally.get('pass', 0)} of {len(card)} checks pass" + "; " * bool(others)
 show(card.assign(
     paper=[papers.paper(key).caption for key in card["paper"]],
     artifact=[linked(check.artifact) for check, _ in evaluated],
-    check=[f"{escape(description)}{small(id_)}" + (f"<br><em>Our finding:</em> {escape(note)}"
+    check=[f"{breakable(description)}{small(id_)}" + (f"<br><em>Our finding:</em> {breakable(note)}"
                                                     if note else "")
            for description, id_, note in zip(card["description"], card["check"], card["note"],
                                              strict=True)],
     kind=card["kind"] + ", " + card["scale"],
     status=[f'<span style="color: {STATUS_COLOURS.get(status, "darkorange")}">'
             f"{STATUS_WORDS[status]}</span>" for status in card["status"]],
-    observed=card["observed"].map(escape),
-    expected=card["expected"].map(escape),
-    data=card["data"].map(escape),
+    observed=card["observed"].map(breakable),
+    expected=card["expected"].map(breakable),
+    data=card["data"].map(breakable),
 )[["paper", "artifact", "check", "kind", "status", "observed", "expected", "data"]].rename(
     columns={"kind": "kind, scale"}))
