@@ -74,6 +74,24 @@ def test_sparsemax_is_the_euclidean_projection_onto_the_simplex():
             np.testing.assert_allclose(projected, expected, atol=1e-12)
 
 
+@pytest.mark.parametrize("clique", [("c",), ("a", "c"), ("c", "a"), ("a", "b", "c"),
+                                    ("c", "b", "a"), ("b", "c", "a")])
+def test_marginal_is_the_mean_outer_product_in_the_cliques_order(clique):
+    """The marginal of relaxed rows, whatever order its blocks are multiplied in (smallest first),
+    is the mean over rows of the outer product of the clique's blocks, axes in the clique's order."""
+    domain = Domain(("a", "b", "c"), (4, 2, 3))
+    rows = np.random.default_rng(0).random((7, 9))
+    relaxed = RelaxedData(domain, rows, "clip")
+    blocks = dict(zip(domain.attributes, np.split(rows, [4, 6], axis=1), strict=True))
+    expected = np.zeros([domain.size(a) for a in clique])
+    for n in range(len(rows)):
+        outer = blocks[clique[0]][n]
+        for a in clique[1:]:
+            outer = np.multiply.outer(outer, blocks[a][n])
+        expected += outer / len(rows)
+    np.testing.assert_allclose(relaxed.marginal(clique), expected, rtol=1e-12)
+
+
 def test_same_seed_same_rows_and_records(titanic):
     config = RelaxedProjectionConfig(**SMALL)
     first, second = (relaxed_projection(titanic.domain, _targets(titanic), config,
