@@ -105,8 +105,6 @@ def _top_k(values: np.ndarray, k: int) -> np.ndarray:
     value found by partition, then a stable sort of the values at or above it (ties keep index
     order, as in the full stable sort).
     """
-    if k >= values.size:
-        return np.argsort(-values, kind="stable")[:k]
     kth = values[np.argpartition(-values, k - 1)[k - 1]]
     candidates = np.flatnonzero(values >= kth)
     return candidates[np.argsort(-values[candidates], kind="stable")][:k]
