@@ -69,7 +69,7 @@ def linked(artifact: str) -> str:
 
 def show(frame):
     """Render a table of prepared HTML cells, without the index, wrapping long words."""
-    if paper is not None:
+    if paper is not None and "paper" in frame:
         frame = frame.drop(columns="paper")
     return frame.style.hide(axis="index").set_table_styles(TABLE_CSS)
 
@@ -106,10 +106,10 @@ show(artifacts.assign(
 # %% [markdown]
 # ## Checks
 #
-# Every reproduction check of the artifacts above. Kinds: **exact** (must match exactly),
-# **band** (within a stated tolerance of the paper's number), **claim** (a paper's qualitative
-# claim, tested on what was run), **regression** (smoke-scale numbers recomputed now equal the
-# recorded ones). *Results missing* means the results a check needs were not recorded: it counts
+# Every reproduction check of the artifacts above, with its kind and scale under its status.
+# Kinds: **exact** (must match exactly), **band** (within a stated tolerance of the paper's
+# number), **claim** (a paper's qualitative claim, tested on what was run), **regression**
+# (smoke-scale numbers recomputed now equal the recorded ones). *Results missing* means the results a check needs were not recorded: it counts
 # as failed. *Not applicable* means the check's premise did not hold in what was run (a comparison
 # with the paper's table when only a stand-in dataset ran): it is listed with the reason, neither
 # passed nor failed. *Documented deviation* marks a claim of a paper that our runs contradict,
@@ -123,18 +123,20 @@ others = [f"{tally[status]} {STATUS_WORDS[status]}"
 print(f"{tally.get('pass', 0)} of {len(card)} checks pass" + "; " * bool(others) + ", ".join(others))
 
 # %% tags=["hide-input", "full-width"]
+# the paper (on the page of all papers) goes under the artifact, the kind and scale under the
+# status: eight columns do not fit a laptop's page
 show(card.assign(
-    paper=[papers.paper(key).caption for key in card["paper"]],
-    artifact=[linked(check.artifact) for check, _ in evaluated],
+    artifact=[linked(check.artifact) + (small(papers.paper(key).caption) if paper is None else "")
+              for (check, _), key in zip(evaluated, card["paper"], strict=True)],
     check=[f"{breakable(description)}{small(id_)}" + (f"<br><em>Our finding:</em> {breakable(note)}"
                                                     if note else "")
            for description, id_, note in zip(card["description"], card["check"], card["note"],
                                              strict=True)],
-    kind=card["kind"] + ", " + card["scale"],
     status=[f'<span style="color: {STATUS_COLOURS.get(status, "darkorange")}">'
-            f"{STATUS_WORDS[status]}</span>" for status in card["status"]],
+            f"{STATUS_WORDS[status]}</span>{small(f'{kind}, {scale}')}"
+            for status, kind, scale in zip(card["status"], card["kind"], card["scale"],
+                                           strict=True)],
     observed=card["observed"].map(breakable),
     expected=card["expected"].map(breakable),
     data=card["data"].map(breakable),
-)[["paper", "artifact", "check", "kind", "status", "observed", "expected", "data"]].rename(
-    columns={"kind": "kind, scale"}))
+)[["artifact", "check", "status", "observed", "expected", "data"]])
