@@ -111,6 +111,20 @@ def test_study_grids_follow_their_settings():
     assert {c.epsilon for c in bounds} == {3.0}
 
 
+def test_figure_4_runs_on_fire_at_small_with_fires_capacity_for_the_bounds():
+    from reprolib.papers.aim.setup import PROFILES
+
+    capacity = grid("aim-fig4ab", "small")
+    assert {c.dataset for c in capacity} == {"fire"}
+    assert sorted({c.params["max_model_size_mb"] for c in capacity}) == [1.25, 2.5, 5.0, 10.0, 20.0]
+    bounds = grid("aim-fig4c", "small")
+    fire_capacity = PROFILES["small"].capacities("fire")[0]
+    assert fire_capacity == 10.0 != PROFILES["small"].max_model_size_mb
+    assert {(c.dataset, c.params["max_model_size_mb"]) for c in bounds} == {("fire", fire_capacity)}
+    assert {c.params["max_model_size_mb"] for c in grid("aim-fig4c", "smoke")} == {
+        PROFILES["smoke"].max_model_size_mb}
+
+
 @pytest.mark.parametrize("artifact, source", [("aim-fig5", "aim-fig1"), ("aim-fig6", "aim-fig1")])
 def test_derived_figures_read_the_recorded_aim_runs(artifact, source):
     from reprolib.experiments import run_experiment

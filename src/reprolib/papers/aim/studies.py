@@ -62,14 +62,16 @@ STUDIES: dict[Scale, StudySettings] = {
     "smoke": StudySettings(dataset="titanic", capacity_epsilons=(1.0,),
                            capacities_mb=(0.0005, 0.002, 0.01), bounds_epsilon=1.0,
                            mwem_rounds=(2, 4)),
-    # titanic's one-way marginals alone take 0.0012 MB and AIM's model at epsilon = 10 grows to
-    # about 0.02 MB unconstrained: the grid runs from binding to inactive
+    # Figure 4 on the paper's dataset and epsilons, the lower five of the paper's eleven
+    # capacities (1.25 to 20 MB, twice the 10 MB of fire's Figures 1-3 runs at this scale) at
+    # the profile's 100 Private-PGM iterations: an AIM run on fire takes one to ten minutes on a
+    # CPU core; Figure 4 (c) runs at fire's 10 MB
     # Figure 7 runs the profile's nine epsilons and three trials on two of its four datasets:
     # MWEM+RP's relaxed projection takes 1,000 Adam steps a round on 1,000 rows, about a minute
     # a T = 20 run on titanic or nltcs on one CPU core; one T = 20 run on adult had not finished
     # after 17 minutes (adult and salary are GPU work)
-    "small": StudySettings(dataset="titanic", capacity_epsilons=(1.0, 10.0),
-                           capacities_mb=(0.0025, 0.005, 0.01, 0.02, 0.08), bounds_epsilon=1.0,
+    "small": StudySettings(dataset="fire", capacity_epsilons=(1.0, 10.0),
+                           capacities_mb=(1.25, 2.5, 5.0, 10.0, 20.0), bounds_epsilon=1.0,
                            mwem_rounds=(5, 10, 20), mwem_datasets=("titanic", "nltcs")),
     "paper": StudySettings(dataset="fire", capacity_epsilons=(1.0, 10.0),
                            capacities_mb=tuple(1.25 * 2**k for k in range(11)),
@@ -160,8 +162,12 @@ class BoundsSettings:
 
 
 def bounds_settings(scale: Scale) -> BoundsSettings:
-    """Figure 4 (c)'s settings at a scale: ``STUDIES`` and the scale's profile."""
-    return from_profile(BoundsSettings, scale, bounds_epsilon=STUDIES[scale].bounds_epsilon)
+    """Figure 4 (c)'s settings at a scale: ``STUDIES`` and the scale's profile (its capacity on
+    the study's dataset).
+    """
+    study = STUDIES[scale]
+    return from_profile(BoundsSettings, scale, bounds_epsilon=study.bounds_epsilon,
+                        max_model_size_mb=PROFILES[scale].capacities(study.dataset)[0])
 
 
 def _bounds_cells(scale: Scale, settings: BoundsSettings) -> list[Cell]:
