@@ -116,7 +116,8 @@ def test_figure_4_runs_on_fire_at_small_with_fires_capacity_for_the_bounds():
 
     capacity = grid("aim-fig4ab", "small")
     assert {c.dataset for c in capacity} == {"fire"}
-    assert sorted({c.params["max_model_size_mb"] for c in capacity}) == [1.25, 2.5, 5.0, 10.0, 20.0]
+    assert sorted({c.params["max_model_size_mb"] for c in capacity}) == [
+        1.25, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0]
     bounds = grid("aim-fig4c", "small")
     fire_capacity = PROFILES["small"].capacities("fire")[0]
     assert fire_capacity == 10.0 != PROFILES["small"].max_model_size_mb
