@@ -271,6 +271,18 @@ def _falls_with_capacity(ctx: CheckContext, scale: str) -> Outcome:
                    "decreases with capacity; at small ε both curves level off)")
 
 
+def _slower_with_capacity(ctx: CheckContext, scale: str) -> Outcome:
+    rows = ctx.results("aim-fig4ab", scale)
+    means = rows.groupby(["epsilon", "param.max_model_size_mb"])["metric.seconds"].mean()
+    ratios = {e: float(series.iloc[-1] / series.iloc[0])
+              for e, series in means.groupby(level="epsilon")}
+    ok = bool(ratios) and all(r > 1.0 for r in ratios.values())
+    return Outcome("pass" if ok else "fail",
+                   "runtime at the largest / smallest capacity: "
+                   + ", ".join(f"{r:.1f}× at ε = {e:g}" for e, r in ratios.items()),
+                   "> 1 at every ε (paper: runtime increases with capacity)")
+
+
 def _within_capacity(ctx: CheckContext, scale: str) -> Outcome:
     rows = ctx.results("aim-fig4ab", scale)
     used = rows["metric.model_size_mb"] / rows["param.max_model_size_mb"]
@@ -343,6 +355,8 @@ def _study_checks(scale: str) -> list[Check]:
           for a in ("aim-fig4ab", "aim-fig4c", "aim-fig7")),
         claim("aim-fig4ab", "capacity", "AIM's error falls as model capacity grows",
               _falls_with_capacity),
+        claim("aim-fig4ab", "slower", "AIM's runtime grows with model capacity",
+              _slower_with_capacity),
         claim("aim-fig4c", "coverage", "the Section 5 bounds hold for at least 95 % of marginals",
               _bounds_cover),
         Check(id=f"aim-fig5-grows-{scale}", artifact="aim-fig5", kind="claim", scale=scale,
