@@ -123,6 +123,24 @@ def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results, tamper
     assert statuses["aim-fig7-pgm-wins-small"] == "fail"
 
 
+def test_supported_bounds_looser_than_unsupported_ones_fail(copy_of_results, tamper):
+    def loosened(metrics_json):
+        """Supported marginals' bounds made 100 times looser."""
+        metrics = json.loads(metrics_json)
+        metrics["bound"] = [b * 100.0 if supported else b
+                            for b, supported in zip(metrics["bound"], metrics["supported"],
+                                                    strict=True)]
+        return json.dumps(metrics)
+
+    def loose_when_supported(frame):
+        frame["metrics_json"] = [loosened(m) for m in frame["metrics_json"]]
+        return frame
+
+    assert _statuses(copy_of_results)["aim-fig4c-supported-tighter-small"] == "pass"
+    tamper(copy_of_results, "aim-fig4c", "small", loose_when_supported)
+    assert _statuses(copy_of_results)["aim-fig4c-supported-tighter-small"] == "fail"
+
+
 def test_error_rising_and_runtime_falling_with_capacity_or_epsilon_and_a_stale_deviation_fail(copy_of_results, tamper):
     def rising_with_capacity(frame):
         """The error rises and the runtime falls with the capacity."""

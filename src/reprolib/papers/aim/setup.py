@@ -107,7 +107,7 @@ PROFILES: dict[Scale, Profile] = {
     "small": Profile(datasets=("titanic", "nltcs", "adult", "salary"), attributes=None, epsilons=PAPER_EPSILONS,
                      trials=3, pgm_iters=100, max_model_size_mb=1.0,
                      mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE,
-                     # the large domains need more: at 1 MB AIM cannot hold fire's marginals
+                     # the large domains need more: at 1 MB AIM holds too few of fire's marginals
                      # (all-3way error 0.135 at epsilon 100, 0.068 at 10 MB; the paper: 0.025 at
                      # 80 MB) and no 3-way marginal of msnbc fits MWEM+PGM's first round. 10 MB
                      # keeps a run within minutes on one core; spot cells show the paper's 80 MB
