@@ -31,15 +31,14 @@ from myst_nb import glue
 from reprolib.experiments import compute_summary, run_experiment
 from reprolib.papers.aim.checks import PAPER_TABLE3
 from reprolib.papers.aim.figures import summarise
-from reprolib.papers.aim.setup import PROFILES
 
 results = run_experiment("aim-tab3", scale=scale, device=device, progress=False,
                          overrides=overrides)
 zeros = int(results.loc[results["mechanism"] == "AIM+SZ", "metric.structural_zeros"].iloc[0])
 dataset = results["dataset"].iloc[0]
 print(f"scale = {scale}: dataset {dataset}, {zeros:,} structural zeros (paper: 2,696 on fire), "
-      f"{results['seed'].nunique()} trial(s), {PROFILES[scale].pgm_iters} Private-PGM iterations, "
-      f"capacity {PROFILES[scale].max_model_size_mb} MB")
+      f"{results['seed'].nunique()} trial(s), {results['param.pgm_iters'].iloc[0]} Private-PGM iterations, "
+      f"capacity {results['param.max_model_size_mb'].iloc[0]:g} MB")
 print(f"compute: {compute_summary(results)}")
 glue("aim-tab3-zeros", zeros, display=False)
 
