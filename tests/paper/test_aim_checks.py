@@ -123,6 +123,18 @@ def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results, tamper
     assert statuses["aim-fig7-pgm-wins-small"] == "fail"
 
 
+def test_structural_zeros_that_hurt_on_average_fail(copy_of_results, tamper):
+    def zeros_hurt(frame):
+        zeros = frame["mechanism"] == "AIM+SZ"
+        frame.loc[zeros, "metrics_json"] = [_with_metrics(m, workload_error=lambda e: 2.0 * e)
+                                            for m in frame.loc[zeros, "metrics_json"]]
+        return frame
+
+    assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "pass"
+    tamper(copy_of_results, "aim-tab3", "small", zeros_hurt)
+    assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "fail"
+
+
 def test_supported_bounds_looser_than_unsupported_ones_fail(copy_of_results, tamper):
     def loosened(metrics_json):
         """Supported marginals' bounds made 100 times looser."""
