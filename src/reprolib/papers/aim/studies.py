@@ -64,7 +64,7 @@ STUDIES: dict[Scale, StudySettings] = {
                            mwem_rounds=(2, 4)),
     # Figure 4 on the paper's dataset and epsilons, the lower seven of the paper's eleven
     # capacities (1.25 MB to its default 80 MB) at the profile's 100 Private-PGM iterations: an
-    # AIM run on fire takes from 20 seconds (1.25 MB) to some ten minutes (80 MB) on a CPU core;
+    # AIM run on fire takes from 15 seconds (1.25 MB) to about six minutes (80 MB) on a CPU core;
     # Figure 4 (c) runs at fire's 10 MB of Figures 1-3
     # Figure 7 runs the profile's nine epsilons and three trials on two of its four datasets:
     # MWEM+RP's relaxed projection takes 1,000 Adam steps a round on 1,000 rows, about a minute
