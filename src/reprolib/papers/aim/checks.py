@@ -286,11 +286,15 @@ def _zeros_help_on_average(ctx: CheckContext, scale: str) -> Outcome:
                    "'on average' an improvement, 'not universal')")
 
 
+def _runtime_ratios(rows: pd.DataFrame, by: str, along: str) -> dict:
+    """Per value of ``by``: mean runtime at the largest ``along`` over that at the smallest."""
+    means = rows.groupby([by, along])["metric.seconds"].mean()
+    return {key: float(series.iloc[-1] / series.iloc[0])
+            for key, series in means.groupby(level=by)}
+
+
 def _slower_with_capacity(ctx: CheckContext, scale: str) -> Outcome:
-    rows = ctx.results("aim-fig4ab", scale)
-    means = rows.groupby(["epsilon", "param.max_model_size_mb"])["metric.seconds"].mean()
-    ratios = {e: float(series.iloc[-1] / series.iloc[0])
-              for e, series in means.groupby(level="epsilon")}
+    ratios = _runtime_ratios(ctx.results("aim-fig4ab", scale), "epsilon", "param.max_model_size_mb")
     ok = bool(ratios) and all(r > 1.0 for r in ratios.values())
     return Outcome("pass" if ok else "fail",
                    "runtime at the largest / smallest capacity: "
@@ -351,10 +355,7 @@ def _fraction_grows(ctx: CheckContext, scale: str) -> Outcome:
 
 
 def _runtime_grows(ctx: CheckContext, scale: str) -> Outcome:
-    rows = ctx.results("aim-fig6", scale)
-    means = rows.groupby(["dataset", "epsilon"])["metric.seconds"].mean()
-    ratios = {d: float(series.iloc[-1] / series.iloc[0])
-              for d, series in means.groupby(level="dataset")}
+    ratios = _runtime_ratios(ctx.results("aim-fig6", scale), "dataset", "epsilon")
     ok = bool(ratios) and all(r > 1.0 for r in ratios.values())
     return Outcome("pass" if ok else "fail",
                    "runtime at the largest / smallest ε: "
