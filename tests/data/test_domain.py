@@ -104,6 +104,20 @@ def test_marginal_matches_brute_force(data):
         assert counts[cell] == expected
 
 
+def test_marginal_of_narrow_integer_columns_indexes_beyond_their_range():
+    # uint8 and int16 codes whose joint cell index exceeds both types' ranges
+    domain = Domain(("a", "b", "c"), (250, 300, 7))
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({
+        "a": rng.integers(0, 250, 5000).astype(np.uint8),
+        "b": rng.integers(0, 300, 5000).astype(np.int16),
+        "c": rng.integers(0, 7, 5000).astype(np.int8),
+    })
+    counts = Dataset(frame, domain).marginal(["c", "a", "b"])
+    flat = np.ravel_multi_index(tuple(frame[n].to_numpy() for n in "cab"), (7, 250, 300))
+    np.testing.assert_array_equal(counts.ravel(), np.bincount(flat, minlength=7 * 250 * 300))
+
+
 def test_project_keeps_given_order(small):
     projected = small.project(["c", "a"])
     assert projected.domain.attributes == ("c", "a")

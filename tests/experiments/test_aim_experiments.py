@@ -13,7 +13,9 @@ from reprolib.papers.aim.setup import (
     SINGLE_FIT,
     build_mechanism,
     build_workload,
+    error_metrics,
     load_aim_dataset,
+    run_mechanism,
 )
 
 
@@ -196,3 +198,22 @@ def test_table_3_runs_on_its_scales_dataset_with_the_profiles_capacity_there():
             PROFILES[scale].capacities(dataset)[0]}
         assert {c.mechanism for c in cells} == {"AIM", "AIM+SZ"}
     assert {c.params["max_model_size_mb"] for c in grid("aim-tab3", "paper")} == {80.0}
+
+
+@pytest.mark.parametrize("mechanism", ["Independent", "Gaussian"])
+def test_error_metrics_score_both_errors_as_the_metric_functions_do(mechanism):
+    from reprolib.metrics import workload_error, workload_error_tv
+
+    data = load_aim_dataset("titanic")
+    workload = build_workload("all-3way", data, "titanic")
+    result, seconds = run_mechanism(build_mechanism(mechanism, {}), data, workload, 1.0, seed=0)
+    metrics = error_metrics(data, workload, result, seconds)
+    assert metrics["workload_error"] == pytest.approx(
+        workload_error(data, result.marginal, workload), rel=1e-12
+    )
+    if result.synthetic is None:  # noisy answers need not have positive totals: no TV variant
+        assert mechanism == "Gaussian" and metrics["workload_error_tv"] is None
+    else:
+        assert metrics["workload_error_tv"] == pytest.approx(
+            workload_error_tv(data, result.synthetic, workload), rel=1e-12
+        )

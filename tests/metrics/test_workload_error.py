@@ -9,6 +9,7 @@ from reprolib.metrics._workload_error import (
     marginal_l1_errors,
     workload_error,
     workload_error_tv,
+    workload_errors,
 )
 from reprolib.queries import Workload
 
@@ -74,3 +75,20 @@ def test_estimate_of_wrong_shape_is_rejected_with_the_expected_shape(data):
 def test_tv_variant_rejects_an_empty_estimate(data):
     with pytest.raises(ValueError, match="positive total"):
         workload_error_tv(data, lambda clique: np.zeros(DOMAIN.project(clique).sizes), WORKLOAD)
+
+
+def test_one_pass_gives_both_errors_and_asks_each_marginal_once(data):
+    def doubled(clique):
+        asked.append(tuple(clique))
+        return 2.0 * data.marginal(clique) + np.arange(DOMAIN.project(clique).total_size).reshape(
+            DOMAIN.project(clique).sizes
+        )
+
+    asked = []
+    both = workload_errors(data, doubled, WORKLOAD)
+    assert asked == list(WORKLOAD.cliques)
+    assert both == pytest.approx(
+        (workload_error(data, doubled, WORKLOAD), workload_error_tv(data, doubled, WORKLOAD)),
+        rel=1e-12,
+    )
+    assert both[0] != pytest.approx(2 * both[1])  # unequal totals: not the trivial half

@@ -181,8 +181,13 @@ class Dataset:
         domain = self.domain.project(names)
         if not domain.attributes:
             return np.array(float(self.records))
-        codes = tuple(self.frame[n].to_numpy() for n in domain.attributes)
-        flat = np.ravel_multi_index(codes, domain.sizes)
+        # the row-major cell index of every record, built in place: the codes were checked to lie
+        # in the domain, so np.ravel_multi_index's own bounds checks (5x slower) are not needed
+        columns = [self.frame[n].to_numpy() for n in domain.attributes]
+        flat = columns[0].astype(np.intp)
+        for column, size in zip(columns[1:], domain.sizes[1:], strict=True):
+            flat *= size
+            flat += column
         counts = np.bincount(flat, minlength=domain.total_size)
         return counts.astype(np.float64).reshape(domain.sizes)
 

@@ -30,6 +30,7 @@ from reprolib.metrics._workload_error import (
     marginal_l1_errors,
     workload_error,
     workload_error_tv,
+    workload_errors,
 )
 
 __all__ = [
@@ -55,4 +56,5 @@ __all__ = [
     "unit_directions",
     "workload_error",
     "workload_error_tv",
+    "workload_errors",
 ]

@@ -13,7 +13,7 @@ When the estimate's total equals |D| the second is exactly half the first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -46,6 +46,26 @@ def _check_records(data: Dataset) -> int:
     return data.records
 
 
+def _marginal_pairs(
+    data: Dataset, estimate: Dataset | MarginalEstimate, cliques: Iterable[Clique]
+) -> Iterator[tuple[Clique, np.ndarray, np.ndarray]]:
+    """(clique, true counts, estimated counts) for each clique, each marginal computed once."""
+    estimate = _estimate_function(estimate)
+    for clique in cliques:
+        truth = data.marginal(clique)
+        yield tuple(clique), truth, _estimated(estimate, tuple(clique), truth.shape)
+
+
+def _tv_distance(clique: Clique, truth: np.ndarray, estimated: np.ndarray) -> float:
+    total = estimated.sum()
+    if total <= 0:
+        raise ValueError(
+            f"the estimate of marginal {clique} sums to {total}; the TV variant needs a"
+            " positive total to normalise by"
+        )
+    return 0.5 * float(np.abs(truth / truth.sum() - estimated / total).sum())
+
+
 def marginal_l1_errors(
     data: Dataset, estimate: Dataset | MarginalEstimate, cliques: Iterable[Clique]
 ) -> np.ndarray:
@@ -55,12 +75,7 @@ def marginal_l1_errors(
     shaped like ``data.marginal(clique)``. No normalisation: a synthetic dataset with a different
     number of records than ``data`` should be rescaled to |D| records first.
     """
-    estimate = _estimate_function(estimate)
-    errors = []
-    for clique in cliques:
-        truth = data.marginal(clique)
-        estimated = _estimated(estimate, tuple(clique), truth.shape)
-        errors.append(np.abs(truth - estimated).sum())
+    errors = [np.abs(truth - est).sum() for _, truth, est in _marginal_pairs(data, estimate, cliques)]
     return np.array(errors, dtype=float)
 
 
@@ -90,16 +105,22 @@ def workload_error_tv(
     the estimate has |D| records.
     """
     _check_records(data)
-    estimate = _estimate_function(estimate)
-    errors = []
-    for clique in workload.cliques:
-        truth = data.marginal(clique)
-        estimated = _estimated(estimate, clique, truth.shape)
-        total = estimated.sum()
-        if total <= 0:
-            raise ValueError(
-                f"the estimate of marginal {clique} sums to {total}; the TV variant needs a"
-                " positive total to normalise by"
-            )
-        errors.append(0.5 * np.abs(truth / truth.sum() - estimated / total).sum())
+    errors = [_tv_distance(*pair) for pair in _marginal_pairs(data, estimate, workload.cliques)]
     return float(np.dot(workload.weights, errors) / len(workload))
+
+
+def workload_errors(
+    data: Dataset, estimate: Dataset | MarginalEstimate, workload: Workload
+) -> tuple[float, float]:
+    """(:func:`workload_error`, :func:`workload_error_tv`) in one pass over the workload.
+
+    Each true and estimated marginal is computed once instead of twice, which halves the
+    scoring time on large data (msnbc's 560 three-way marginals of a million records).
+    """
+    records = _check_records(data)
+    l1, tv = [], []
+    for clique, truth, estimated in _marginal_pairs(data, estimate, workload.cliques):
+        l1.append(np.abs(truth - estimated).sum())
+        tv.append(_tv_distance(clique, truth, estimated))
+    weights, k = workload.weights, len(workload)
+    return float(np.dot(weights, l1) / (k * records)), float(np.dot(weights, tv) / k)
