@@ -93,6 +93,21 @@ def test_generation_draws_the_records_mbi_draws(titanic, model):
         np.testing.assert_array_equal(ours.frame[attribute].to_numpy(), expected[attribute])
 
 
+@pytest.mark.parametrize("shape", [(4,), (3, 5), (300, 2, 7)])
+def test_parent_groups_are_the_groups_np_unique_finds(shape):
+    from reprolib.mechanisms.pgm._sampling import _parent_groups
+
+    rng = np.random.default_rng(len(shape))
+    parents = tuple(rng.integers(0, size // 2 + 1, 2000).astype(np.min_scalar_type(size))
+                    for size in shape)  # about half of each axis's values: some cells stay empty
+    present, inverse, counts = _parent_groups(parents, shape)
+    uniques, expected_inverse, expected_counts = np.unique(
+        np.stack(parents, -1), axis=0, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(np.unravel_index(present, shape), uniques.T)
+    np.testing.assert_array_equal(inverse, expected_inverse.ravel())
+    np.testing.assert_array_equal(counts, expected_counts)
+
+
 def test_downward_closure_and_size():
     closure = downward_closure([("a", "b", "c"), ("c", "d")])
     assert closure[:4] == [("a",), ("b",), ("c",), ("d",)]

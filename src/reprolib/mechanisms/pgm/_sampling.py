@@ -35,6 +35,27 @@ def _rounded_column(counts: np.ndarray, total: int, random: np.random.RandomStat
     return values
 
 
+def _parent_groups(parents: tuple[np.ndarray, ...], shape: tuple[int, ...]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The groups of equal parent values, as ``np.unique(np.stack(parents, -1), axis=0,
+    return_inverse=True, return_counts=True)`` orders them (lexicographically, which is the
+    row-major order of the cells of ``shape``), found by counting instead of sorting.
+
+    Returns each group's row-major cell index, each record's group and each group's size. The
+    inverse has the smallest integer type that holds it, so that the stable sort of it can be a
+    radix sort.
+    """
+    flat = parents[0].astype(np.intp)
+    for column, size in zip(parents[1:], shape[1:], strict=True):
+        flat *= size
+        flat += column
+    per_cell = np.bincount(flat, minlength=int(np.prod(shape)))
+    present = np.flatnonzero(per_cell)
+    group = np.zeros(per_cell.size, dtype=np.min_scalar_type(max(present.size - 1, 0)))
+    group[present] = np.arange(present.size)
+    return present, group[flat], per_cell[present]
+
+
 def rounded_records(marginal: Callable[[Clique], np.ndarray], nodes: Sequence[Clique],
                     elimination_order: Sequence[str], sizes: dict[str, int], total: int,
                     random: np.random.RandomState) -> dict[str, np.ndarray]:
@@ -57,13 +78,10 @@ def rounded_records(marginal: Callable[[Clique], np.ndarray], nodes: Sequence[Cl
         if not proj:
             data[col] = _rounded_column(marginal((col,)), total, random)
             continue
-        parents = np.stack(tuple(data[c] for c in proj), -1)
         joint = np.asarray(marginal(proj + (col,)), dtype=np.float64)
         below = joint.sum(axis=-1, keepdims=True)
         cdfs = np.divide(joint, below, out=np.zeros_like(joint), where=below != 0).cumsum(axis=-1)
-        uniques, inverse, counts = np.unique(parents, axis=0, return_inverse=True,
-                                             return_counts=True)
-        inverse = inverse.ravel()
+        present, inverse, counts = _parent_groups(tuple(data[c] for c in proj), joint.shape[:-1])
         perm = np.argsort(inverse, kind="stable")
         starts = np.zeros(len(counts), dtype=int)
         np.cumsum(counts[:-1], out=starts[1:])
@@ -72,7 +90,7 @@ def rounded_records(marginal: Callable[[Clique], np.ndarray], nodes: Sequence[Cl
         ranks = np.empty(total, dtype=int)
         ranks[perm] = np.arange(total) - starts[inverse[perm]]
         u = ((ranks + random.rand(total)) / counts[inverse])[perm]
-        group_cdfs = cdfs[tuple(uniques.T)]
+        group_cdfs = cdfs.reshape(-1, sizes[col])[present]
         choices = np.empty(total, dtype=np.min_scalar_type(sizes[col]))
         for start, count, cdf in zip(starts, counts, group_cdfs, strict=True):
             picked = np.searchsorted(cdf, u[start:start + count], side="right")
