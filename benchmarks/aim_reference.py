@@ -20,6 +20,10 @@ The reference draws from NumPy's global generator, seeded with ``--seed``; ours 
         --reference /tmp/ref-pgm --dataset nltcs --epsilon 0.1 1 10 100 \\
         --out results/aim/benchmarks/aim-reference.csv   (the page reads this file)
 
+With ``--table-3`` (fire only) every engine runs without and with Table 3's structural zeros (AIM
+and AIM+SZ), the rows recording how many zeros were imposed; they go to
+``aim-reference-zeros.csv``, which the structural-zeros page reads.
+
 The workload is all 3-way marginals; the error is Definition 2 of the paper (mean L1 over the
 workload divided by the records, :func:`reprolib.metrics.workload_error`), computed by our code
 for every engine's synthetic data.
@@ -31,6 +35,7 @@ import argparse
 import contextlib
 import importlib
 import io
+import itertools
 import sys
 import time
 import types
@@ -45,6 +50,7 @@ from reprolib.data import Dataset
 from reprolib.experiments import collect_provenance
 from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
 from reprolib.metrics import workload_error
+from reprolib.papers.aim.experiments import FIRE_ZERO_PAIRS, structural_zeros
 from reprolib.papers.aim.setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 
 ENGINES = ("ours:backtracking-2022", "ours:mbi-2.0", "reference-2022")
@@ -58,6 +64,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--pgm-iters", type=int, default=100,
                         help="Private-PGM iterations per round and for the final fit")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--table-3", action="store_true",
+                        help="Table 3's comparison (fire only): every engine without and with the"
+                             " structural zeros of its attribute pairs, as AIM and AIM+SZ")
     parser.add_argument("--engine", nargs="+", default=list(ENGINES), choices=ENGINES)
     parser.add_argument("--reference", type=Path, default=None,
                         help="local checkout of ryan112358/private-pgm (2022 engine)")
@@ -66,9 +75,9 @@ def parse_args() -> argparse.Namespace:
 
 
 def run_ours(rule: str, data: Dataset, workload, epsilon: float, capacity: float, iters: int,
-             seed: int) -> dict[str, object]:
+             seed: int, zeros: tuple = ()) -> dict[str, object]:
     config = AIMConfig(max_model_size_mb=capacity, pgm_iters=iters, final_pgm_iters=iters,
-                       step_rule=rule)
+                       step_rule=rule, structural_zeros=zeros)
     result, seconds = run_mechanism(AIM(config), data, workload, epsilon, seed)
     return {"rounds": result.diagnostics["rounds"], "anneals": result.diagnostics["anneals"],
             "workload_error": workload_error(data, result.synthetic, workload),
@@ -164,13 +173,16 @@ def _reference_mbi(module):
 
 
 def run_reference(module, data: Dataset, workload, epsilon: float, capacity: float,
-                  seed: int) -> dict[str, object]:
+                  seed: int, zeros: tuple = ()) -> dict[str, object]:
     log = io.StringIO()
     with _reference_mbi(module) as mbi, contextlib.redirect_stdout(log):
         domain = mbi.Domain(data.domain.attributes, data.domain.sizes)
         reference_data = mbi.Dataset(data.frame, domain)
         np.random.seed(seed)  # the reference draws from NumPy's global generator
-        mechanism = module.AIM(epsilon, DELTA, max_model_size=capacity)
+        # the 2022 engine takes the zeros as {clique: list of impossible cells}
+        impossible = {z.clique: [tuple(int(v) for v in cell) for cell in z.cells] for z in zeros}
+        mechanism = module.AIM(epsilon, DELTA, max_model_size=capacity,
+                               structural_zeros=impossible)
         started = time.perf_counter()
         synthetic = mechanism.run(reference_data, [(tuple(c), 1.0) for c in workload.cliques])
         seconds = time.perf_counter() - started
@@ -187,6 +199,13 @@ def run_reference(module, data: Dataset, workload, epsilon: float, capacity: flo
             "workload_error": workload_error(data, synthetic, workload), "seconds": seconds}
 
 
+def _table3_zeros(data: Dataset, name: str) -> tuple:
+    """Table 3's structural zeros on fire (the empty cells of its nine attribute pairs)."""
+    if name != "fire":
+        raise SystemExit(f"--table-3: Table 3's attribute pairs are fire's, not {name}'s")
+    return structural_zeros(data, FIRE_ZERO_PAIRS)
+
+
 def main() -> None:
     args = parse_args()
     reference = None
@@ -198,21 +217,23 @@ def main() -> None:
     for name in args.dataset:
         data = load_aim_dataset(name)
         workload = build_workload("all-3way", data, name)
-        for epsilon in args.epsilon:
-            for engine in args.engine:
-                if engine == "reference-2022":
-                    measured = run_reference(reference, data, workload, epsilon, args.capacity,
-                                             args.seed)
-                else:
-                    measured = run_ours(engine.split(":")[1], data, workload, epsilon,
-                                        args.capacity, args.pgm_iters, args.seed)
-                row = {"dataset": name, "workload": "all-3way", "epsilon": epsilon,
-                       "delta": DELTA, "engine": engine, **measured, "pgm_iters": args.pgm_iters,
-                       "max_model_size_mb": args.capacity, "seed": args.seed,
-                       "git_revision": revision}
-                print(row, flush=True)
-                if args.out is not None:
-                    append(args.out, row)
+        zero_sets = ((), _table3_zeros(data, name)) if args.table_3 else ((),)
+        for epsilon, zeros, engine in itertools.product(args.epsilon, zero_sets, args.engine):
+            if engine == "reference-2022":
+                measured = run_reference(reference, data, workload, epsilon, args.capacity,
+                                         args.seed, zeros)
+            else:
+                measured = run_ours(engine.split(":")[1], data, workload, epsilon,
+                                    args.capacity, args.pgm_iters, args.seed, zeros)
+            row = {"dataset": name, "workload": "all-3way", "epsilon": epsilon,
+                   "delta": DELTA, "engine": engine, **measured, "pgm_iters": args.pgm_iters,
+                   "max_model_size_mb": args.capacity, "seed": args.seed,
+                   **({"structural_zeros": sum(len(z.cells) for z in zeros)}
+                      if args.table_3 else {}),
+                   "git_revision": revision}
+            print(row, flush=True)
+            if args.out is not None:
+                append(args.out, row)
 
 
 if __name__ == "__main__":
