@@ -191,7 +191,7 @@ def test_rap_runs_in_every_grid_and_gem_is_pending_at_small_only():
 def test_table_3_runs_on_its_scales_dataset_with_the_profiles_capacity_there():
     from reprolib.papers.aim.setup import PROFILES
 
-    for scale, dataset in (("smoke", "titanic"), ("small", "titanic"), ("paper", "fire")):
+    for scale, dataset in (("smoke", "titanic"), ("small", "fire"), ("paper", "fire")):
         cells = grid("aim-tab3", scale)
         assert {c.dataset for c in cells} == {dataset}
         assert {c.params["max_model_size_mb"] for c in cells} == {

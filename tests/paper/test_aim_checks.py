@@ -26,11 +26,13 @@ def test_committed_results_fail_no_aim_check():
     assert statuses and set(statuses.values()) <= {"pass", "deviation"}, statuses
     # the documented findings at small scale: between the two smallest ε titanic's trial means
     # rise, within the trials' spread; at large ε adult's and salary's rise, beyond it; PrivMRF
-    # is not the best mechanism before AIM on the all-3way and skewed workloads
+    # is not the best mechanism before AIM on the all-3way and skewed workloads; on fire the
+    # structural zeros hurt AIM on average at the small scale's settings, the authors' code's too
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
         "aim-fig1-aim-falls-small", "aim-fig1-privmrf-before-aim-small",
         "aim-fig2-aim-falls-small", "aim-fig3-aim-falls-small",
-        "aim-fig3-privmrf-before-aim-small", "aim-fig5-grows-small"]
+        "aim-fig3-privmrf-before-aim-small", "aim-fig5-grows-small",
+        "aim-tab3-zeros-help-small"]
     assert statuses["aim-fig2-privmrf-before-aim-small"] == "pass"
 
 
@@ -123,15 +125,18 @@ def test_loose_capacity_wrong_bounds_and_losing_pgm_fail(copy_of_results, tamper
     assert statuses["aim-fig7-pgm-wins-small"] == "fail"
 
 
-def test_structural_zeros_that_hurt_on_average_fail(copy_of_results, tamper):
-    def zeros_hurt(frame):
+def test_structural_zeros_that_help_contradict_the_documented_deviation(copy_of_results, tamper):
+    # on fire at small scale the zeros hurt on average: a documented deviation. With AIM+SZ's
+    # errors halved they help at every ε, the deviation is no longer observed, and the check
+    # fails so that its note gets revised
+    def zeros_help(frame):
         zeros = frame["mechanism"] == "AIM+SZ"
-        frame.loc[zeros, "metrics_json"] = [_with_metrics(m, workload_error=lambda e: 2.0 * e)
+        frame.loc[zeros, "metrics_json"] = [_with_metrics(m, workload_error=lambda e: 0.5 * e)
                                             for m in frame.loc[zeros, "metrics_json"]]
         return frame
 
-    assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "pass"
-    tamper(copy_of_results, "aim-tab3", "small", zeros_hurt)
+    assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "deviation"
+    tamper(copy_of_results, "aim-tab3", "small", zeros_help)
     assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "fail"
 
 

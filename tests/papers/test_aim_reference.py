@@ -8,6 +8,7 @@ from reprolib.papers.aim.reference import (
     error_trend,
     reference_table,
     seed_spread,
+    zeros_reference_table,
 )
 
 
@@ -84,3 +85,23 @@ def test_gem_reference_table_averages_seeds_and_keeps_the_workload(tmp_path):
     assert reference["error / reference"] == 1
     assert baseline_reference_table("gem", "skewed", path) is None
     assert baseline_reference_table("gem", "all-3way", tmp_path / "absent.csv") is None
+
+
+def test_zeros_table_pairs_each_engines_seeds_with_and_without_zeros(tmp_path):
+    path = tmp_path / "aim-reference-zeros.csv"
+    rows = [("ours", 0, 0, 0.06), ("ours", 0, 2030, 0.09), ("ours", 1, 0, 0.08),
+            ("ours", 1, 2030, 0.07), ("ours", 2, 0, 0.5),  # seed 2 lacks its AIM+SZ run
+            ("reference-2022", 0, 0, 0.064), ("reference-2022", 0, 2030, 0.9),
+            ("reference-2022", 0, 2030, 0.085)]  # a rerun: the last row counts
+    pd.DataFrame([{"dataset": "fire", "epsilon": 10.0, "engine": e, "seed": seed,
+                   "structural_zeros": z, "workload_error": w, "max_model_size_mb": 10.0,
+                   "pgm_iters": 100} for e, seed, z, w in rows]).to_csv(path)
+    table = zeros_reference_table(path)
+    ours, reference = table.loc[(10.0, 100, 10.0, "ours")], table.loc[(10.0, 100, 10.0,
+                                                                      "reference-2022")]
+    assert ours["seeds"] == 2 and ours["AIM"] == pytest.approx(0.07)
+    assert ours["AIM / AIM+SZ"] == pytest.approx(0.07 / 0.08)
+    assert reference[["seeds", "AIM+SZ"]].tolist() == [1, 0.085]
+    assert zeros_reference_table(tmp_path / "absent.csv") is None
+    pd.read_csv(path).query("structural_zeros == 0").to_csv(path)  # no AIM+SZ run yet
+    assert zeros_reference_table(path) is None

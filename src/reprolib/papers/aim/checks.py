@@ -220,6 +220,19 @@ PRIVMRF_CAVEATS = (
     "PrivMRF 4 to 9 % of mean error against fitting every iteration (geometric means by "
     "dataset and figure, the runs committed before it became the default) and saves 40 % of "
     "its time.")
+ZEROS_HURT = (
+    "At the small scale's 10 MB and 100 iterations on fire the zeros hurt from epsilon 0.1 up. "
+    "The authors' 2022 AIM, run beside ours at these settings (benchmarks/aim_reference.py "
+    "--table-3; results/aim/benchmarks/aim-reference-zeros.csv, on the Table 3 page), is hurt "
+    "alike: at epsilon 10 over seeds 0-2, AIM / AIM+SZ is 0.62 for it and 0.68 for ours. The "
+    "zeros cost capacity: the nine zero pairs are cliques of the model and link the geographic "
+    "attributes in cycles, so in our seed-0 AIM+SZ model any 3-way marginal on Battalion and "
+    "Neighborhoods needs a junction tree of 43 MB or more (8 MB in the AIM model, which measured "
+    "two). Those 100-odd workload marginals keep an error near 0.35 (0.03 without the zeros). At "
+    "80 MB the ratio is 0.81 (seed 0), at 1000 iterations and 10 MB 0.51: neither cut alone "
+    "explains the paper's 1.17 at epsilon 10. Not run: 80 MB with 1000 iterations (hours a run on "
+    "a core), and the paper's own zero pairs, which it does not list (ours: 2,030 zeros, the "
+    "paper's 2,696).")
 PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in 39 % of the 36 "
     "settings, more than any other mechanism (MWEM+PGM 19 %, PrivBayes+PGM 17 %) but not most. "
@@ -386,8 +399,9 @@ def _study_checks(scale: str) -> list[Check]:
                 description="every run's ledger total equals its zCDP budget",
                 evaluate=lambda ctx, a=a: _spends_budget(ctx, a, scale))
           for a in ("aim-fig4ab", "aim-fig4c", "aim-fig7")),
-        claim("aim-tab3", "zeros-help", "structural zeros lower AIM's error on average over ε",
-              _zeros_help_on_average),
+        Check(id=f"aim-tab3-zeros-help-{scale}", artifact="aim-tab3", kind="claim", scale=scale,
+              data=DATA, description="structural zeros lower AIM's error on average over ε",
+              evaluate=lambda ctx: _zeros_help_on_average(ctx, scale), deviation=ZEROS_HURT),
         claim("aim-fig4ab", "capacity", "AIM's error falls as model capacity grows",
               _falls_with_capacity),
         claim("aim-fig4ab", "slower", "AIM's runtime grows with model capacity",

@@ -3,7 +3,9 @@
 ``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine, seed) to
 ``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads the seed-0 runs into
 one row per (dataset, model capacity, epsilon) and one column group per engine, the last run of
-each kept, and :func:`seed_spread` summarises the settings that more seeds ran.
+each kept, and :func:`seed_spread` summarises the settings that more seeds ran. With
+``--table-3`` the script runs Table 3's comparison into ``aim-reference-zeros.csv``, which
+:func:`zeros_reference_table` reads for the structural-zeros page.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from reprolib._paths import results_dir
 from reprolib.experiments import beside_reference
 
 REFERENCE_CSV = Path("aim") / "benchmarks" / "aim-reference.csv"
+ZEROS_CSV = Path("aim") / "benchmarks" / "aim-reference-zeros.csv"
 COLUMNS = ("rounds", "anneals", "workload_error", "seconds")
 
 
@@ -86,6 +89,28 @@ def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
         seeds=("seed", "nunique"), rounds=("rounds", "mean"), rounds_min=("rounds", "min"),
         rounds_max=("rounds", "max"), error=("workload_error", "mean"),
         error_min=("workload_error", "min"), error_max=("workload_error", "max"))
+
+
+def zeros_reference_table(path: Path | None = None) -> pd.DataFrame | None:
+    """Table 3's comparison by each engine (``benchmarks/aim_reference.py --table-3``): per
+    (capacity in MB, Private-PGM iterations, epsilon, engine) the seeds that ran both AIM and
+    AIM+SZ, their mean workload errors and ``AIM / AIM+SZ`` (above 1: the zeros helped); the last
+    run of each kept; None while no seed has run both.
+    """
+    path = path or results_dir() / ZEROS_CSV
+    if not path.is_file():
+        return None
+    setting = ["max_model_size_mb", "pgm_iters", "epsilon", "engine"]
+    runs = pd.read_csv(path).drop_duplicates([*setting, "seed", "structural_zeros"], keep="last")
+    runs["variant"] = runs["structural_zeros"].gt(0).map({False: "AIM", True: "AIM+SZ"})
+    paired = runs.pivot(index=[*setting, "seed"], columns="variant",
+                        values="workload_error").reindex(columns=["AIM", "AIM+SZ"]).dropna()
+    if paired.empty:
+        return None
+    table = paired.groupby(level=setting).agg(seeds=("AIM", "size"), AIM=("AIM", "mean"),
+                                              **{"AIM+SZ": ("AIM+SZ", "mean")})
+    table["AIM / AIM+SZ"] = table["AIM"] / table["AIM+SZ"]
+    return table.rename_axis(index=["MB", "iterations", "epsilon", "engine"])
 
 
 def reference_csv(mechanism: str) -> Path:
