@@ -73,6 +73,8 @@ print(f"AIM / AIM+SZ over the {len(ratio)} ε: geometric mean {np.exp(np.log(rat
 # A ratio below 1 in the reference's rows means the authors' own code is hurt by the zeros too.
 
 # %% tags=["hide-input"]
+from IPython.display import display
+
 from reprolib.papers.aim.reference import ZEROS_CSV, zeros_reference_table
 
 beside = zeros_reference_table()
