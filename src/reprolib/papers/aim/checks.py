@@ -222,17 +222,18 @@ PRIVMRF_CAVEATS = (
     "its time.")
 ZEROS_HURT = (
     "At the small scale's 10 MB and 100 iterations on fire the zeros hurt from epsilon 0.1 up. "
-    "The authors' 2022 AIM, run beside ours at these settings (benchmarks/aim_reference.py "
-    "--table-3; results/aim/benchmarks/aim-reference-zeros.csv, on the Table 3 page), is hurt "
-    "alike: at epsilon 10 over seeds 0-2, AIM / AIM+SZ is 0.62 for it and 0.68 for ours. The "
-    "zeros cost capacity: the nine zero pairs are cliques of the model and link the geographic "
-    "attributes in cycles, so in our seed-0 AIM+SZ model any 3-way marginal on Battalion and "
-    "Neighborhoods needs a junction tree of 43 MB or more (8 MB in the AIM model, which measured "
-    "two). Those 100-odd workload marginals keep an error near 0.35 (0.03 without the zeros). At "
-    "80 MB the ratio is 0.81 (seed 0), at 1000 iterations and 10 MB 0.51: neither cut alone "
-    "explains the paper's 1.17 at epsilon 10. Not run: 80 MB with 1000 iterations (hours a run on "
-    "a core), and the paper's own zero pairs, which it does not list (ours: 2,030 zeros, the "
-    "paper's 2,696).")
+    "Part of it is the setting: at epsilon 10 the authors' 2022 AIM, run beside ours "
+    "(benchmarks/aim_reference.py --table-3; results/aim/benchmarks/aim-reference-zeros.csv, on "
+    "the Table 3 page), is hurt alike (AIM / AIM+SZ over seeds 0-2: 0.62, ours 0.68). The zero "
+    "pairs cost capacity: they are cliques of the model and link the geographic attributes in "
+    "cycles, so in our seed-0 AIM+SZ model at epsilon 10 any 3-way marginal on Battalion and "
+    "Neighborhoods needs a junction tree of 43 MB or more (8 MB in the AIM model) and is never "
+    "measured; those 100-odd workload marginals keep an error near 0.35 (0.03 without zeros). "
+    "80 MB gives 0.81 (seed 0), 1000 iterations at 10 MB 0.51. Part may be ours: at epsilon 1 "
+    "the zeros help the reference (AIM / AIM+SZ over seeds 0-2: 1.17) and hurt ours (0.86), whose AIM anneals "
+    "earlier and runs fewer rounds there, with or without zeros; under investigation. Not run: "
+    "80 MB with 1000 iterations, and the paper's own zero pairs, which it does not list (ours: "
+    "2,030 zeros, the paper's 2,696).")
 PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in 39 % of the 36 "
     "settings, more than any other mechanism (MWEM+PGM 19 %, PrivBayes+PGM 17 %) but not most. "
