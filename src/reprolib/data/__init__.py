@@ -14,7 +14,7 @@ from reprolib.data._acs_stand_ins import (
 )
 from reprolib.data._containers import ColumnKind, ImageSet, RawTable
 from reprolib.data._discretise import ColumnCoding, Discretisation, discretise, fit_discretisation
-from reprolib.data._domain import Dataset, Domain
+from reprolib.data._domain import Dataset, Domain, cell_index
 from reprolib.data._embedding import bin_centres, embed, embed_codes
 from reprolib.data._errors import DataError
 from reprolib.data._folktables import (
@@ -61,6 +61,7 @@ __all__ = [
     "acs_stand_in_coding",
     "acs_stand_in_text",
     "bin_centres",
+    "cell_index",
     "data_dir",
     "dataset_info",
     "discretise",

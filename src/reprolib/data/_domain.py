@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -99,6 +99,19 @@ class Domain:
             ) from None
 
 
+def cell_index(columns: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
+    """The row-major cell index of every record, given its codes (in range) on axes of ``sizes``.
+
+    What ``np.ravel_multi_index`` returns, built in place without its bounds checks (5x slower),
+    which codes checked against their domain do not need.
+    """
+    flat = np.asarray(columns[0]).astype(np.intp)
+    for column, size in zip(columns[1:], sizes[1:], strict=True):
+        flat *= size
+        flat += column
+    return flat
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """A table of integer codes together with its :class:`Domain`.
@@ -181,13 +194,7 @@ class Dataset:
         domain = self.domain.project(names)
         if not domain.attributes:
             return np.array(float(self.records))
-        # the row-major cell index of every record, built in place: the codes were checked to lie
-        # in the domain, so np.ravel_multi_index's own bounds checks (5x slower) are not needed
-        columns = [self.frame[n].to_numpy() for n in domain.attributes]
-        flat = columns[0].astype(np.intp)
-        for column, size in zip(columns[1:], domain.sizes[1:], strict=True):
-            flat *= size
-            flat += column
+        flat = cell_index([self.frame[n].to_numpy() for n in domain.attributes], domain.sizes)
         counts = np.bincount(flat, minlength=domain.total_size)
         return counts.astype(np.float64).reshape(domain.sizes)
 

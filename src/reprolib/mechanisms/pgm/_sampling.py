@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from reprolib.data import cell_index
 from reprolib.queries import Clique
 
 
@@ -45,10 +46,7 @@ def _parent_groups(parents: tuple[np.ndarray, ...], shape: tuple[int, ...]
     inverse has the smallest integer type that holds it, so that the stable sort of it can be a
     radix sort.
     """
-    flat = parents[0].astype(np.intp)
-    for column, size in zip(parents[1:], shape[1:], strict=True):
-        flat *= size
-        flat += column
+    flat = cell_index(parents, shape)
     per_cell = np.bincount(flat, minlength=int(np.prod(shape)))
     present = np.flatnonzero(per_cell)
     group = np.zeros(per_cell.size, dtype=np.min_scalar_type(max(present.size - 1, 0)))
