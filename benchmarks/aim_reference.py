@@ -1,7 +1,8 @@
 """AIM side by side with the authors' 2022 code: rounds, anneals, workload error and time.
 
 Runs our AIM under both Private-PGM step rules (``step_rule="backtracking-2022"``, our default,
-and ``"mbi-2.0"``) and, given ``--reference PATH`` (a local checkout of the public
+and ``"mbi-2.0"``), optionally with the 2022 library's home for the potentials
+(``ours:backtracking-2022:junction-tree-2022``: ``potentials="junction-tree-2022"``), and, given ``--reference PATH`` (a local checkout of the public
 ``ryan112358/private-pgm`` repository at a 2022/2023 commit, before the 2.0 rewrite, i.e. with
 ``src/mbi/inference.py`` holding ``FactoredInference``), the authors' ``mechanisms/aim.py`` on
 their NumPy engine, on the same data, epsilon, delta = 1e-9, seed, model capacity and number of
@@ -53,7 +54,8 @@ from reprolib.metrics import workload_error
 from reprolib.papers.aim.experiments import FIRE_ZERO_PAIRS, structural_zeros
 from reprolib.papers.aim.setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 
-ENGINES = ("ours:backtracking-2022", "ours:mbi-2.0", "reference-2022")
+ENGINES = ("ours:backtracking-2022", "ours:mbi-2.0", "ours:backtracking-2022:junction-tree-2022",
+           "reference-2022")
 
 
 def parse_args() -> argparse.Namespace:
@@ -74,10 +76,12 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def run_ours(rule: str, data: Dataset, workload, epsilon: float, capacity: float, iters: int,
+def run_ours(engine: str, data: Dataset, workload, epsilon: float, capacity: float, iters: int,
              seed: int, zeros: tuple = ()) -> dict[str, object]:
+    rule, *home = engine.split(":")[1:]  # "ours:RULE" or "ours:RULE:POTENTIALS"
     config = AIMConfig(max_model_size_mb=capacity, pgm_iters=iters, final_pgm_iters=iters,
-                       step_rule=rule, structural_zeros=zeros)
+                       step_rule=rule, potentials=home[0] if home else "measured-cliques",
+                       structural_zeros=zeros)
     result, seconds = run_mechanism(AIM(config), data, workload, epsilon, seed)
     return {"rounds": result.diagnostics["rounds"], "anneals": result.diagnostics["anneals"],
             "workload_error": workload_error(data, result.synthetic, workload),
@@ -223,7 +227,7 @@ def main() -> None:
                 measured = run_reference(reference, data, workload, epsilon, args.capacity,
                                          args.seed, zeros)
             else:
-                measured = run_ours(engine.split(":")[1], data, workload, epsilon,
+                measured = run_ours(engine, data, workload, epsilon,
                                     args.capacity, args.pgm_iters, args.seed, zeros)
             row = {"dataset": name, "workload": "all-3way", "epsilon": epsilon,
                    "delta": DELTA, "engine": engine, **measured, "pgm_iters": args.pgm_iters,

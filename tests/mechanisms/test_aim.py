@@ -98,6 +98,19 @@ def test_capacity_limits_the_model(small_titanic):
     assert result.diagnostics["model_size_mb"] <= limit
 
 
+def test_junction_tree_potentials_change_the_fits_not_the_accounting(small_titanic):
+    budget, workload = _budget(1.0), all_kway(small_titanic.domain, 3)
+    runs = [AIM(dataclasses.replace(FAST, potentials=home)).fit(
+        small_titanic, budget, np.random.default_rng(7), workload=workload)
+        for home in ("measured-cliques", "junction-tree-2022")]
+    for result in runs:
+        assert math.isclose(result.ledger.spent_rho, budget.rho, rel_tol=1e-9)
+    # no fill-in before the first round: both homes start it from the same model
+    first = [result.log.rounds[0] for result in runs]
+    assert first[0].selected == first[1].selected
+    np.testing.assert_allclose(first[0].model_selected, first[1].model_selected, rtol=1e-9)
+
+
 def test_structural_zeros_never_appear_in_the_synthetic_data(small_titanic):
     zeros = StructuralZeros(("Survived", "Sex"), np.array([[0, 0], [1, 1]]))
     config = AIMConfig(pgm_iters=30, final_pgm_iters=30, structural_zeros=(zeros,))

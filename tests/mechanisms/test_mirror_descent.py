@@ -9,7 +9,7 @@ import pytest
 from mbi import estimation, marginal_loss
 
 from reprolib.mechanisms.pgm import float64
-from reprolib.mechanisms.pgm._junction_tree import NumpyModel
+from reprolib.mechanisms.pgm._junction_tree import NumpyModel, combine_potentials
 from reprolib.mechanisms.pgm._mirror_descent import (
     _jax_backtracking,
     _jax_descent,
@@ -236,6 +236,62 @@ def test_warm_start_onto_new_cliques_and_partial_blocks(engine):
                           engine=engine, step_rule="mbi-2.0")
     reference = _reference(more, 1, warm_start=_reference(first, 60))
     _assert_same_marginals(ours, reference)
+
+
+CYCLE = [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d")]  # triangulated as abc, acd (and e)
+
+
+def _fit(measurements, potentials, engine, warm_start=None):
+    return mirror_descent(DOMAIN, measurements, known_total=2000.0, iters=40, engine=engine,
+                          warm_start=warm_start, potentials=potentials)
+
+
+def _assert_same_measured_marginals(model, other, cliques):
+    for clique in cliques:
+        np.testing.assert_allclose(np.asarray(model.project(clique).values),
+                                   np.asarray(other.project(clique).values), rtol=1e-8, atol=1e-8)
+
+
+def test_combine_adds_each_old_potential_to_the_first_home_or_drops_it():
+    old = {("a", "b"): np.arange(12.0).reshape(3, 4), ("b", "d"): np.ones((4, 5))}
+    combined = combine_potentials(DOMAIN, old, [("c",), ("a", "b", "c"), ("a", "b", "e")])
+    np.testing.assert_array_equal(combined[("a", "b", "c")],
+                                  np.broadcast_to(old[("a", "b")][:, :, None], (3, 4, 2)))
+    assert not combined[("a", "b", "e")].any() and not combined[("c",)].any()  # ("b", "d"): gone
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_junction_tree_potentials_move_the_model_as_measured_ones_do(engine):
+    measurements = _measurements(CYCLE)
+    on_tree = _fit(measurements, "junction-tree-2022", engine)
+    assert set(on_tree.cliques) == {("a", "b", "c"), ("a", "c", "d"), ("e",)}  # fill-in a, c
+    _assert_same_measured_marginals(on_tree, _fit(measurements, "measured-cliques", engine), CYCLE)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_junction_tree_warm_start_drops_what_a_new_triangulation_does_not_hold(engine):
+    first = _measurements(CYCLE)
+    on_tree = _fit(first, "junction-tree-2022", engine)
+    measured = _fit(first, "measured-cliques", engine)
+    # ("b", "d") re-triangulates the cycle as abd, bcd: neither old potential has a home left,
+    # so the 2022 warm start is no warm start at all
+    retriangulated = first + _measurements([("b", "d")], seed=1)
+    cold = _fit(retriangulated, "junction-tree-2022", engine)
+    _assert_same_measured_marginals(
+        _fit(retriangulated, "junction-tree-2022", engine, warm_start=on_tree), cold, CYCLE)
+    kept = _fit(retriangulated, "measured-cliques", engine, warm_start=measured)
+    assert not np.allclose(np.asarray(kept.project(("a", "b")).values),
+                           np.asarray(cold.project(("a", "b")).values), rtol=1e-6)
+    # ("a", "c", "e") keeps abc and acd: then both homes warm-start alike
+    extended = first + _measurements([("a", "c", "e")], seed=1)
+    _assert_same_measured_marginals(
+        _fit(extended, "junction-tree-2022", engine, warm_start=on_tree),
+        _fit(extended, "measured-cliques", engine, warm_start=measured), CYCLE)
+
+
+def test_unknown_potentials_home_is_refused():
+    with pytest.raises(ValueError, match="potentials must be one of"):
+        _fit(_measurements(CYCLE), "junction-tree", "numpy")
 
 
 def test_structural_zeros_go_through_mbi_oracle():

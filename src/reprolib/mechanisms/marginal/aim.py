@@ -28,6 +28,7 @@ from reprolib.mechanisms.pgm import (
     Clique,
     LossWeighting,
     NoisyMarginal,
+    Potentials,
     StepRule,
     downward_closure,
     fit_model,
@@ -84,6 +85,12 @@ class AIMConfig:
             one twice the previous step, halving until the loss decreases enough. "mbi-2.0" is
             mbi 2.0's: from 2 / (L N), x1.01 after an accepted step and x0.5 after a rejected one
             (``reprolib.mechanisms.pgm._mirror_descent``).
+        potentials: where Private-PGM's potentials live, which decides what each round's warm
+            start keeps. "measured-cliques" (default, mbi 2.0): on the measured cliques, so the
+            warm start is the previous model. "junction-tree-2022" (the 2022 library the paper
+            ran): on the junction tree's maximal cliques, so when a new measurement changes the
+            triangulation the potentials of fill-in cliques the new tree no longer holds are
+            dropped and the round's fit starts from part of the previous model.
         structural_zeros: impossible cells to impose on the model (Appendix D); empty by default.
         relation: the neighbouring relation the accounting assumes. The AIM paper proves
             Theorem 1 under add/remove; the PrivPGD paper runs AIM as a baseline under
@@ -98,6 +105,7 @@ class AIMConfig:
     final_pgm_iters: int = 1000
     loss_weighting: LossWeighting = "inverse-variance"
     step_rule: StepRule = "backtracking-2022"
+    potentials: Potentials = "measured-cliques"
     structural_zeros: tuple[StructuralZeros, ...] = ()
     relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
@@ -287,7 +295,8 @@ class _AIMRun:
     def _fit(self, iters: int, warm_start):
         return fit_model(self.domain, self.measurements, iters=iters,
                          weighting=self.config.loss_weighting, warm_start=warm_start,
-                         constraints=self.constraints, step_rule=self.config.step_rule)
+                         constraints=self.constraints, step_rule=self.config.step_rule,
+                         potentials=self.config.potentials)
 
     def _model_cliques(self, model) -> list[Clique]:
         return [tuple(c) for c in model.cliques] + [c.clique for c in self.constraints]

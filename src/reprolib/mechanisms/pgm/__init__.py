@@ -5,7 +5,13 @@ all in float64 (:func:`float64` scopes JAX's x64 mode; nothing is configured at 
 
 from reprolib.mechanisms.pgm._float64 import float64  # first: it imports mbi (see its docstring)
 from reprolib.mechanisms.pgm._jtsize import junction_tree_size_mb
-from reprolib.mechanisms.pgm._mirror_descent import STEP_RULES, StepRule, mirror_descent
+from reprolib.mechanisms.pgm._mirror_descent import (
+    POTENTIALS,
+    STEP_RULES,
+    Potentials,
+    StepRule,
+    mirror_descent,
+)
 from reprolib.mechanisms.pgm._model import (
     LOSS_WEIGHTINGS,
     Clique,
@@ -22,10 +28,12 @@ from reprolib.mechanisms.pgm._model import (
 
 __all__ = [
     "LOSS_WEIGHTINGS",
+    "POTENTIALS",
     "STEP_RULES",
     "Clique",
     "LossWeighting",
     "NoisyMarginal",
+    "Potentials",
     "StepRule",
     "downward_closure",
     "estimated_total",

@@ -115,6 +115,19 @@ def expand_potentials(domain: mbi.Domain, potentials: dict[Clique, np.ndarray],
     return expanded
 
 
+def combine_potentials(domain: mbi.Domain, potentials: dict[Clique, np.ndarray],
+                       cliques: Sequence[Clique]) -> dict[Clique, np.ndarray]:
+    """The 2022 library's ``CliqueVector.combine``: each old potential added whole to the first
+    new clique that contains it, and dropped when none does; zeros elsewhere.
+    """
+    combined = {clique: np.zeros(domain.project(clique).shape) for clique in cliques}
+    for old, table in potentials.items():
+        home = next((c for c in cliques if set(old) <= set(c)), None)
+        if home is not None:
+            combined[home] = combined[home] + _Frame(domain, old, home)(table)
+    return combined
+
+
 class JunctionTree:
     """mbi's junction tree of ``cliques``, with HUGIN message passing on it planned in NumPy.
 

@@ -32,6 +32,21 @@ Two step-size rules (``step_rule``):
   reaches the curvature of the newest, most precise measurement within a few dozen steps.
 
 Both minimise the same loss, with the same total and the same warm start.
+
+Two homes for the potentials (``potentials``):
+
+- ``"measured-cliques"``: mbi 2.0's. The potentials live on the maximal measured cliques; a warm
+  start adds each old potential to the smallest new clique holding it, and since the measured
+  cliques only grow, the warm start always is the previous model.
+- ``"junction-tree-2022"``: the 2022 ``FactoredInference``'s. The potentials live on the maximal
+  cliques of the junction tree (fill-in included), in its order; a measurement's gradient goes
+  to the smallest of them holding it (mbi's rule too), and a warm start adds each old potential
+  whole to the first new maximal clique holding it and drops it when none does
+  (``CliqueVector.combine`` of the 2022 library). A new measurement that changes the
+  triangulation so drops the fill-in cliques' potentials, and with them part of what the model
+  had learned. Mirror descent moves the log-density by the same function under either home
+  (each step adds -alpha sum_m g_m on the measured sets), so the two agree step for step until the
+  first drop.
 """
 
 from __future__ import annotations
@@ -45,15 +60,21 @@ import jax
 import jax.numpy as jnp
 import mbi
 import numpy as np
-from mbi import CliqueVector, Factor, estimation, marginal_loss, marginal_oracles
+from mbi import CliqueVector, Factor, estimation, junction_tree, marginal_loss, marginal_oracles
 
 from reprolib.mechanisms.pgm._float64 import in_float64
-from reprolib.mechanisms.pgm._junction_tree import NumpyModel, expand_potentials
+from reprolib.mechanisms.pgm._junction_tree import (
+    NumpyModel,
+    combine_potentials,
+    expand_potentials,
+)
 from reprolib.queries import Clique
 
 Engine = Literal["auto", "numpy", "jax"]
 StepRule = Literal["backtracking-2022", "mbi-2.0"]
 STEP_RULES: tuple[StepRule, ...] = ("backtracking-2022", "mbi-2.0")
+Potentials = Literal["measured-cliques", "junction-tree-2022"]
+POTENTIALS: tuple[Potentials, ...] = ("measured-cliques", "junction-tree-2022")
 MAX_TRIALS = 25
 """Trials per step of the 2022 rule: the step halves at most 24 times, and the 25th is taken."""
 STEPS_PER_BLOCK = estimation.CALLBACK_EVERY  # mbi runs whole blocks of this many steps
@@ -76,7 +97,8 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
                    warm_start: mbi.MarkovRandomField | None = None,
                    constraints: Sequence[mbi.Constraint] = (),
                    engine: Engine = "auto",
-                   step_rule: StepRule = "backtracking-2022") -> mbi.MarkovRandomField:
+                   step_rule: StepRule = "backtracking-2022",
+                   potentials: Potentials = "measured-cliques") -> mbi.MarkovRandomField:
     """Private-PGM's fit: mirror descent on the measurements' loss under ``step_rule``.
 
     Under "mbi-2.0" this is mbi's ``MirrorDescent().estimate`` up to rounding; under
@@ -93,11 +115,16 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
             queries than the identity always run in JAX.
         step_rule: "mbi-2.0" (mbi 2.0's ``MirrorDescent``) or "backtracking-2022" (the 2022
             ``FactoredInference``); see the module docstring.
+        potentials: where the potentials live and what a warm start keeps: "measured-cliques"
+            (mbi 2.0) or "junction-tree-2022" (the 2022 ``FactoredInference``); see the module
+            docstring.
 
     Runs in float64, whatever JAX's configuration outside.
     """
     if step_rule not in STEP_RULES:
         raise ValueError(f"step_rule must be one of {STEP_RULES}, got {step_rule!r}")
+    if potentials not in POTENTIALS:
+        raise ValueError(f"potentials must be one of {POTENTIALS}, got {potentials!r}")
     constraints = tuple(constraints)
     loss_fn = marginal_loss.from_linear_measurements(measurements, domain)
     if not loss_fn.cliques:
@@ -106,7 +133,13 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
     cliques = tuple(loss_fn.cliques)
     old = {} if warm_start is None else {
         tuple(c): np.asarray(warm_start.potentials[c].values) for c in warm_start.potentials.cliques}
-    theta = expand_potentials(domain, old, cliques)
+    if potentials == "junction-tree-2022":
+        tree, _ = junction_tree.make_junction_tree(
+            domain, [*cliques, *(c.clique for c in constraints)])
+        cliques = tuple(junction_tree.maximal_cliques(tree))
+        theta = combine_potentials(domain, old, cliques)
+    else:
+        theta = expand_potentials(domain, old, cliques)
     if step_rule == "mbi-2.0":
         steps = math.ceil(iters / STEPS_PER_BLOCK) * STEPS_PER_BLOCK
         alpha = 2.0 / (loss_fn.lipschitz * known_total)  # mbi: Eq 75 of Zhang's Bregman notes

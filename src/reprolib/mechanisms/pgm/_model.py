@@ -25,7 +25,7 @@ from mbi import estimation, marginal_oracles
 from reprolib.data import Dataset, Domain
 from reprolib.mechanisms.pgm._float64 import in_float64
 from reprolib.mechanisms.pgm._junction_tree import JunctionTree
-from reprolib.mechanisms.pgm._mirror_descent import StepRule, mirror_descent
+from reprolib.mechanisms.pgm._mirror_descent import Potentials, StepRule, mirror_descent
 from reprolib.mechanisms.pgm._sampling import rounded_records
 from reprolib.privacy import Ledger, gaussian_mechanism, marginal_l2_sensitivity
 from reprolib.queries import Clique
@@ -73,6 +73,7 @@ def fit_model(
     warm_start: mbi.MarkovRandomField | None = None,
     constraints: Sequence[mbi.Constraint] = (),
     step_rule: StepRule = "backtracking-2022",
+    potentials: Potentials = "measured-cliques",
 ) -> mbi.MarkovRandomField:
     """Private-PGM: the graphical model that best explains ``measurements`` (mirror descent).
 
@@ -85,11 +86,14 @@ def fit_model(
     mbi's ``MirrorDescent`` (same steps and line search) without its two compiles per new clique
     structure: see :mod:`reprolib.mechanisms.pgm._mirror_descent`. ``step_rule`` picks the
     line search: the 2022 library's ``"backtracking-2022"`` (default: the AIM and PrivPGD papers
-    ran it) or mbi 2.0's ``"mbi-2.0"``.
+    ran it) or mbi 2.0's ``"mbi-2.0"``; ``potentials`` where the potentials live and so what a
+    warm start keeps: on the measured cliques, everything (mbi 2.0, default), or on the junction
+    tree's cliques, dropping those a new triangulation no longer holds (the 2022 library).
     """
     return mirror_descent(domain.to_mbi(), loss_measurements(measurements, weighting),
                           known_total=estimated_total(measurements), iters=iters,
-                          warm_start=warm_start, constraints=constraints, step_rule=step_rule)
+                          warm_start=warm_start, constraints=constraints, step_rule=step_rule,
+                          potentials=potentials)
 
 
 def loss_measurements(measurements: Sequence[NoisyMarginal],
