@@ -6,6 +6,7 @@ import pytest
 from reprolib.papers.aim.reference import (
     baseline_reference_table,
     error_trend,
+    fit_replay_table,
     reference_table,
     seed_spread,
     zeros_reference_table,
@@ -105,3 +106,26 @@ def test_zeros_table_pairs_each_engines_seeds_with_and_without_zeros(tmp_path):
     assert zeros_reference_table(tmp_path / "absent.csv") is None
     pd.read_csv(path).query("structural_zeros == 0").to_csv(path)  # no AIM+SZ run yet
     assert zeros_reference_table(path) is None
+
+
+def test_fit_replay_table_flags_anneals_and_keeps_the_last_replay(tmp_path):
+    path = tmp_path / "aim-fit-replay.csv"
+
+    def row(revision, round_, ours, reference, dropped):
+        return {"dataset": "fire", "epsilon": 1.0, "delta": 1e-9, "seed": 0,
+                "max_model_size_mb": 10.0, "pgm_iters": 100, "round": round_, "selected": "a x b",
+                "sigma": 5.0, "threshold": 100.0, "shift_ours": ours,
+                "shift_ours_jt2022": reference, "shift_reference": reference, "loss_ours": 1.0,
+                "loss_ours_jt2022": 2.0, "loss_reference": 2.0, "reference_dropped": dropped,
+                "git_revision": revision}
+
+    # an older replay of three rounds, then the current one of two
+    rows = [row("old", r, 1.0, 1.0, 0) for r in (1, 2, 3)]
+    rows += [row("new", 1, 500.0, 500.0, 0), row("new", 2, 90.0, 150.0, 2)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    table = fit_replay_table(path)
+    assert table.index.get_level_values("round").tolist() == [1, 2]
+    second = table.loc[("fire", 1.0, 0, 2)]
+    assert second[("ours", "anneals")] and not second[("reference-2022", "anneals")]
+    assert second[("reference-2022", "dropped")] == 2
+    assert fit_replay_table(tmp_path / "absent.csv") is None

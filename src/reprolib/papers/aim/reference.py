@@ -5,7 +5,9 @@
 one row per (dataset, model capacity, epsilon) and one column group per engine, the last run of
 each kept, and :func:`seed_spread` summarises the settings that more seeds ran. With
 ``--table-3`` the script runs Table 3's comparison into ``aim-reference-zeros.csv``, which
-:func:`zeros_reference_table` reads for the structural-zeros page.
+:func:`zeros_reference_table` reads for the structural-zeros page. ``benchmarks/aim_fit_replay.py``
+replays one run's measurements through the engines' fits into ``aim-fit-replay.csv``, which
+:func:`fit_replay_table` reads.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from reprolib.experiments import beside_reference
 
 REFERENCE_CSV = Path("aim") / "benchmarks" / "aim-reference.csv"
 ZEROS_CSV = Path("aim") / "benchmarks" / "aim-reference-zeros.csv"
+REPLAY_CSV = Path("aim") / "benchmarks" / "aim-fit-replay.csv"
+REPLAY_ENGINES = {"ours": "ours", "ours_jt2022": "ours, junction-tree-2022",
+                  "reference": "reference-2022"}
 COLUMNS = ("rounds", "anneals", "workload_error", "seconds")
 
 
@@ -111,6 +116,31 @@ def zeros_reference_table(path: Path | None = None) -> pd.DataFrame | None:
                                               **{"AIM+SZ": ("AIM+SZ", "mean")})
     table["AIM / AIM+SZ"] = table["AIM"] / table["AIM+SZ"]
     return table.rename_axis(index=["MB", "iterations", "epsilon", "engine"])
+
+
+def fit_replay_table(path: Path | None = None) -> pd.DataFrame | None:
+    """The replay of one AIM run's measurements (``benchmarks/aim_fit_replay.py``): per (dataset,
+    epsilon, seed, round) the annealing threshold and, per engine, the fit's shift ||w - z||_1,
+    whether it anneals (shift at most the threshold) and the loss it reached, with the number of
+    potentials the reference's warm start dropped; the last replay of each setting kept; None
+    before any replay ran.
+    """
+    path = path or results_dir() / REPLAY_CSV
+    if not path.is_file():
+        return None
+    setting = ["dataset", "epsilon", "seed", "max_model_size_mb", "pgm_iters"]
+    runs = pd.read_csv(path)
+    last = runs.groupby(setting)["git_revision"].transform("last") == runs["git_revision"]
+    runs = runs[last].drop_duplicates([*setting, "round"], keep="last")
+    columns = {("", "threshold"): runs["threshold"].to_numpy()}
+    for key, engine in REPLAY_ENGINES.items():
+        shift = runs[f"shift_{key}"].to_numpy()
+        columns[(engine, "shift")] = shift
+        columns[(engine, "anneals")] = shift <= runs["threshold"].to_numpy()
+        columns[(engine, "loss")] = runs[f"loss_{key}"].to_numpy()
+    columns[("reference-2022", "dropped")] = runs["reference_dropped"].to_numpy()
+    index = pd.MultiIndex.from_frame(runs[["dataset", "epsilon", "seed", "round"]])
+    return pd.DataFrame(columns, index=index)
 
 
 def reference_csv(mechanism: str) -> Path:
