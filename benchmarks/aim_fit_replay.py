@@ -15,7 +15,9 @@ then feeds its measurements, the one-way ones first and then one more per round,
 each warm-started from its own previous fit with ``--pgm-iters`` iterations. Per round and engine it
 records the shift ||w - z||_1, the annealing threshold, the loss the fit reached (the Gaussian
 log-likelihood sum_i ||M_i(p) - y_i||^2 / (2 sigma_i^2)) and, for the reference, how many of its
-previous potentials the warm start dropped (old junction-tree cliques held by no new one)::
+previous potentials the warm start dropped (old junction-tree cliques held by no new one). With
+``--table-3`` (fire only) the run is AIM+SZ: Table 3's structural zeros are imposed on the run and on
+every replayed fit (the reference's engine takes them as its ``structural_zeros``)::
 
     PYTHONHASHSEED=0 nice -n 15 .venv/bin/python benchmarks/aim_fit_replay.py \\
         --reference /tmp/ref-pgm --dataset fire --epsilon 1 --capacity 10 --seed 0 \\
@@ -30,10 +32,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse
 from _records import append
-from aim_reference import _load_reference, _reference_mbi
+from aim_reference import _load_reference, _reference_mbi, _table3_zeros
 
 from reprolib.experiments import collect_provenance
-from reprolib.mechanisms.marginal.aim import AIM, AIMConfig
+from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, _constraints
 from reprolib.mechanisms.pgm import fit_model, model_marginals
 from reprolib.papers.aim.setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 from reprolib.privacy import GAUSSIAN_MEAN_ABS
@@ -49,6 +51,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reference", type=Path, required=True,
                         help="local checkout of ryan112358/private-pgm (2022 engine)")
+    parser.add_argument("--table-3", action="store_true",
+                        help="AIM+SZ: impose Table 3's structural zeros (fire only)")
     parser.add_argument("--out", type=Path, default=None, help="CSV to append rows to")
     return parser.parse_args()
 
@@ -59,15 +63,19 @@ def _loss(marginal_of, measurements) -> float:
                      for m in measurements))
 
 
-def replay_ours(domain, measurements, first: int, rounds, iters: int, potentials: str):
+def replay_ours(domain, measurements, first: int, rounds, iters: int, potentials: str,
+                zeros: tuple = ()):
     """(shift, loss) per round for our fit with ``potentials``."""
-    model = fit_model(domain, measurements[:first], iters=iters, potentials=potentials)
+    constraints = _constraints(domain, zeros)
+    model = fit_model(domain, measurements[:first], iters=iters, potentials=potentials,
+                      constraints=constraints)
     out = []
     for k, round_ in enumerate(rounds):
         clique = round_.selected
         before = model_marginals(model, [clique])[clique]
         seen = measurements[:first + k + 1]
-        model = fit_model(domain, seen, iters=iters, warm_start=model, potentials=potentials)
+        model = fit_model(domain, seen, iters=iters, warm_start=model, potentials=potentials,
+                          constraints=constraints)
         after = model_marginals(model, [clique])[clique]
 
         def marginal_of(c, model=model):
@@ -78,12 +86,15 @@ def replay_ours(domain, measurements, first: int, rounds, iters: int, potentials
     return out
 
 
-def replay_reference(module, data, measurements, first: int, rounds, iters: int):
+def replay_reference(module, data, measurements, first: int, rounds, iters: int,
+                     zeros: tuple = ()):
     """(shift, loss, dropped) per round for the 2022 ``FactoredInference``, warm-started."""
     out = []
     with _reference_mbi(module) as mbi:
         domain = mbi.Domain(data.domain.attributes, data.domain.sizes)
-        engine = module.FactoredInference(domain, iters=iters, warm_start=True)
+        impossible = {z.clique: [tuple(int(v) for v in cell) for cell in z.cells] for z in zeros}
+        engine = module.FactoredInference(domain, iters=iters, warm_start=True,
+                                          structural_zeros=impossible)
         triples = [(scipy.sparse.identity(m.values.size), np.ravel(m.values), m.sigma,
                     tuple(m.clique)) for m in measurements]
         model = engine.estimate(triples[:first])
@@ -109,21 +120,24 @@ def main() -> None:
     revision = collect_provenance("cpu")["git_revision"]
     data = load_aim_dataset(args.dataset)
     workload = build_workload("all-3way", data, args.dataset)
+    zeros = _table3_zeros(data, args.dataset) if args.table_3 else ()
     config = AIMConfig(max_model_size_mb=args.capacity, pgm_iters=args.pgm_iters,
-                       final_pgm_iters=args.pgm_iters)
+                       final_pgm_iters=args.pgm_iters, structural_zeros=zeros)
     result, _ = run_mechanism(AIM(config), data, workload, args.epsilon, args.seed)
     measurements, rounds = list(result.log.measurements), result.log.rounds
     first = len(measurements) - len(rounds)
-    replays = {home: replay_ours(data.domain, measurements, first, rounds, args.pgm_iters, home)
+    replays = {home: replay_ours(data.domain, measurements, first, rounds, args.pgm_iters, home,
+                                 zeros)
                for home in ("measured-cliques", "junction-tree-2022")}
     replays["reference"] = replay_reference(reference, data, measurements, first, rounds,
-                                            args.pgm_iters)
+                                            args.pgm_iters, zeros)
     for k, round_ in enumerate(rounds):
         ours, jt, ref = (replays[e][k] for e in ("measured-cliques", "junction-tree-2022",
                                                   "reference"))
         row = {"dataset": args.dataset, "epsilon": args.epsilon, "delta": DELTA,
                "seed": args.seed, "max_model_size_mb": args.capacity,
-               "pgm_iters": args.pgm_iters, "round": round_.index,
+               "pgm_iters": args.pgm_iters,
+               "structural_zeros": sum(len(z.cells) for z in zeros), "round": round_.index,
                "selected": " x ".join(round_.selected), "sigma": round_.sigma,
                "threshold": GAUSSIAN_MEAN_ABS * round_.sigma * round_.model_selected.size,
                "shift_ours": ours["shift"], "shift_ours_jt2022": jt["shift"],

@@ -174,7 +174,8 @@ else:
 # `benchmarks/aim_fit_replay.py` shows it on one run. It takes the measurements of one of our AIM
 # runs and feeds them, the one-way ones first and then one more per round, to our fit under either
 # home of the potentials and to the authors' 2022 `FactoredInference`, each warm-started from its
-# own previous fit, as their `aim.py` does. Per round: the annealing threshold, each engine's
+# own previous fit, as their `aim.py` does (for AIM+SZ with Table 3's zeros imposed on the run and on
+# every fit). Per round: the annealing threshold, each engine's
 # shift ‖w − z‖₁ and whether it anneals, the loss each fit reached (Σᵢ ‖Mᵢ(p) − yᵢ‖² / 2σᵢ²),
 # and how many potentials the reference's warm start dropped.
 
@@ -186,13 +187,15 @@ if replay is None:
     print("no replay yet: run benchmarks/aim_fit_replay.py (its docstring has the command line)")
 else:
     display(replay.style.format(precision=1).format_index("{:g}", level="epsilon"))
-    for (name, epsilon, seed), run in replay.groupby(level=["dataset", "epsilon", "seed"]):
+    for (name, epsilon, zeros, seed), run in replay.groupby(
+            level=["dataset", "epsilon", "zeros", "seed"]):
         shift, loss = (run[("ours, junction-tree-2022", k)] / run[("reference-2022", k)] - 1
                        for k in ("shift", "loss"))
         differs = (run[("ours", "loss")] / run[("reference-2022", "loss")] - 1).abs() > 1e-6
         first_drop = run.index.get_level_values("round")[run[("reference-2022", "dropped")] > 0]
         anneals = {e: int(run[(e, "anneals")].sum()) for e in ("ours", "reference-2022")}
-        print(f"{name}, ε = {epsilon:g}, seed {seed}: with the 2022 home our fit matches the "
+        variant = f"AIM+SZ ({zeros:,} zeros)" if zeros else "AIM"
+        print(f"{variant} on {name}, ε = {epsilon:g}, seed {seed}: with the 2022 home our fit matches the "
               f"reference's in every round (largest relative difference: shift "
               f"{shift.abs().max():.1e}, loss {loss.abs().max():.1e}). Our default first differs "
               f"in round {run.index.get_level_values('round')[differs.to_numpy()].min()}; the "

@@ -113,7 +113,8 @@ def test_fit_replay_table_flags_anneals_and_keeps_the_last_replay(tmp_path):
 
     def row(revision, round_, ours, reference, dropped):
         return {"dataset": "fire", "epsilon": 1.0, "delta": 1e-9, "seed": 0,
-                "max_model_size_mb": 10.0, "pgm_iters": 100, "round": round_, "selected": "a x b",
+                "max_model_size_mb": 10.0, "pgm_iters": 100, "structural_zeros": 0,
+                "round": round_, "selected": "a x b",
                 "sigma": 5.0, "threshold": 100.0, "shift_ours": ours,
                 "shift_ours_jt2022": reference, "shift_reference": reference, "loss_ours": 1.0,
                 "loss_ours_jt2022": 2.0, "loss_reference": 2.0, "reference_dropped": dropped,
@@ -125,7 +126,7 @@ def test_fit_replay_table_flags_anneals_and_keeps_the_last_replay(tmp_path):
     pd.DataFrame(rows).to_csv(path, index=False)
     table = fit_replay_table(path)
     assert table.index.get_level_values("round").tolist() == [1, 2]
-    second = table.loc[("fire", 1.0, 0, 2)]
+    second = table.loc[("fire", 1.0, 0, 0, 2)]
     assert second[("ours", "anneals")] and not second[("reference-2022", "anneals")]
     assert second[("reference-2022", "dropped")] == 2
     assert fit_replay_table(tmp_path / "absent.csv") is None

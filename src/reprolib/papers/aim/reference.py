@@ -120,7 +120,7 @@ def zeros_reference_table(path: Path | None = None) -> pd.DataFrame | None:
 
 def fit_replay_table(path: Path | None = None) -> pd.DataFrame | None:
     """The replay of one AIM run's measurements (``benchmarks/aim_fit_replay.py``): per (dataset,
-    epsilon, seed, round) the annealing threshold and, per engine, the fit's shift ||w - z||_1,
+    epsilon, structural zeros imposed, seed, round) the annealing threshold and, per engine, the fit's shift ||w - z||_1,
     whether it anneals (shift at most the threshold) and the loss it reached, with the number of
     potentials the reference's warm start dropped; the last replay of each setting kept; None
     before any replay ran.
@@ -128,7 +128,7 @@ def fit_replay_table(path: Path | None = None) -> pd.DataFrame | None:
     path = path or results_dir() / REPLAY_CSV
     if not path.is_file():
         return None
-    setting = ["dataset", "epsilon", "seed", "max_model_size_mb", "pgm_iters"]
+    setting = ["dataset", "epsilon", "structural_zeros", "seed", "max_model_size_mb", "pgm_iters"]
     runs = pd.read_csv(path)
     last = runs.groupby(setting)["git_revision"].transform("last") == runs["git_revision"]
     runs = runs[last].drop_duplicates([*setting, "round"], keep="last")
@@ -139,7 +139,9 @@ def fit_replay_table(path: Path | None = None) -> pd.DataFrame | None:
         columns[(engine, "anneals")] = shift <= runs["threshold"].to_numpy()
         columns[(engine, "loss")] = runs[f"loss_{key}"].to_numpy()
     columns[("reference-2022", "dropped")] = runs["reference_dropped"].to_numpy()
-    index = pd.MultiIndex.from_frame(runs[["dataset", "epsilon", "seed", "round"]])
+    index = pd.MultiIndex.from_frame(
+        runs[["dataset", "epsilon", "structural_zeros", "seed", "round"]].rename(
+            columns={"structural_zeros": "zeros"}))
     return pd.DataFrame(columns, index=index)
 
 
