@@ -81,7 +81,9 @@ beside = zeros_reference_table()
 if beside is None:
     print(f"no seed has run both yet: benchmarks/aim_reference.py --table-3 writes {ZEROS_CSV}")
 else:
-    display(beside.style.format(precision=3).format_index("{:g}", level=["MB", "epsilon"]))
+    display(beside.style.format(precision=3)
+            .format("{:.1f}", subset=["rounds AIM", "rounds AIM+SZ"])
+            .format_index("{:g}", level=["MB", "epsilon"]))
 
 # %% [markdown]
 # ## Why: the zeros take the capacity

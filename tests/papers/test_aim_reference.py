@@ -96,12 +96,14 @@ def test_zeros_table_pairs_each_engines_seeds_with_and_without_zeros(tmp_path):
             ("reference-2022", 0, 2030, 0.085)]  # a rerun: the last row counts
     pd.DataFrame([{"dataset": "fire", "epsilon": 10.0, "engine": e, "seed": seed,
                    "structural_zeros": z, "workload_error": w, "max_model_size_mb": 10.0,
-                   "pgm_iters": 100} for e, seed, z, w in rows]).to_csv(path)
+                   "pgm_iters": 100, "rounds": 20 + seed + z // 1000}
+                  for e, seed, z, w in rows]).to_csv(path)
     table = zeros_reference_table(path)
     ours, reference = table.loc[(10.0, 100, 10.0, "ours")], table.loc[(10.0, 100, 10.0,
                                                                       "reference-2022")]
     assert ours["seeds"] == 2 and ours["AIM"] == pytest.approx(0.07)
     assert ours["AIM / AIM+SZ"] == pytest.approx(0.07 / 0.08)
+    assert ours[["rounds AIM", "rounds AIM+SZ"]].tolist() == [20.5, 22.5]  # seeds 0 and 1
     assert reference[["seeds", "AIM+SZ"]].tolist() == [1, 0.085]
     assert zeros_reference_table(tmp_path / "absent.csv") is None
     pd.read_csv(path).query("structural_zeros == 0").to_csv(path)  # no AIM+SZ run yet

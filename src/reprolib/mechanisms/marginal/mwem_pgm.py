@@ -29,6 +29,7 @@ from reprolib.mechanisms._base import (
 from reprolib.mechanisms.pgm import (
     Clique,
     NoisyMarginal,
+    Potentials,
     StepRule,
     fit_model,
     junction_tree_size_mb,
@@ -66,6 +67,10 @@ class MWEMPGMConfig:
         step_rule: Private-PGM's line search; the default "backtracking-2022" is the 2022
             library's, which the AIM and PrivPGD papers ran, "mbi-2.0" mbi 2.0's
             (``reprolib.mechanisms.pgm._mirror_descent``).
+        potentials: where Private-PGM's potentials live, which decides what each round's warm
+            start keeps: "measured-cliques" (default, mbi 2.0: all of the previous model) or
+            "junction-tree-2022" (the 2022 library the reference code ran: the potentials of
+            fill-in cliques a new triangulation no longer holds are dropped); see ``AIMConfig``.
         relation: the neighbouring relation every sensitivity assumes: add/remove (the AIM
             paper's) or replace-one (the RAP++ paper compares under it), where the selection's
             L1 sensitivity is 2 and a marginal's L2 sensitivity sqrt(2).
@@ -76,6 +81,7 @@ class MWEMPGMConfig:
     pgm_iters: int = 1000
     max_model_size_mb: float | None = None
     step_rule: StepRule = "backtracking-2022"
+    potentials: Potentials = "measured-cliques"
     relation: NeighbourRelation = NeighbourRelation.ADD_REMOVE
 
     def __post_init__(self) -> None:
@@ -136,7 +142,7 @@ class MWEMPGM:
                 data, selected, sigma=measurement_sigma(sigma, t == rounds, ledger), rng=rng,
                 ledger=ledger, label=f"round {t}"))
             model = fit_model(domain, measurements, iters=config.pgm_iters, warm_start=model,
-                              step_rule=config.step_rule)
+                              step_rule=config.step_rule, potentials=config.potentials)
         synthetic = synthetic_dataset(model, domain, rng)
         selected_cliques = [m.clique for m in measurements]
         return SynthesisResult(synthetic=synthetic, ledger=ledger, diagnostics={

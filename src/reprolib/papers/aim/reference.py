@@ -99,8 +99,8 @@ def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
 def zeros_reference_table(path: Path | None = None) -> pd.DataFrame | None:
     """Table 3's comparison by each engine (``benchmarks/aim_reference.py --table-3``): per
     (capacity in MB, Private-PGM iterations, epsilon, engine) the seeds that ran both AIM and
-    AIM+SZ, their mean workload errors and ``AIM / AIM+SZ`` (above 1: the zeros helped); the last
-    run of each kept; None while no seed has run both.
+    AIM+SZ, their mean workload errors, ``AIM / AIM+SZ`` (above 1: the zeros helped) and their
+    mean rounds; the last run of each kept; None while no seed has run both.
     """
     path = path or results_dir() / ZEROS_CSV
     if not path.is_file():
@@ -108,13 +108,18 @@ def zeros_reference_table(path: Path | None = None) -> pd.DataFrame | None:
     setting = ["max_model_size_mb", "pgm_iters", "epsilon", "engine"]
     runs = pd.read_csv(path).drop_duplicates([*setting, "seed", "structural_zeros"], keep="last")
     runs["variant"] = runs["structural_zeros"].gt(0).map({False: "AIM", True: "AIM+SZ"})
-    paired = runs.pivot(index=[*setting, "seed"], columns="variant",
-                        values="workload_error").reindex(columns=["AIM", "AIM+SZ"]).dropna()
+    wide = runs.pivot(index=[*setting, "seed"], columns="variant",
+                      values=["workload_error", "rounds"])
+    paired = pd.DataFrame({
+        "AIM": wide.get(("workload_error", "AIM")), "AIM+SZ": wide.get(("workload_error", "AIM+SZ")),
+        "rounds AIM": wide.get(("rounds", "AIM")), "rounds AIM+SZ": wide.get(("rounds", "AIM+SZ")),
+    }, index=wide.index).dropna()
     if paired.empty:
         return None
-    table = paired.groupby(level=setting).agg(seeds=("AIM", "size"), AIM=("AIM", "mean"),
-                                              **{"AIM+SZ": ("AIM+SZ", "mean")})
-    table["AIM / AIM+SZ"] = table["AIM"] / table["AIM+SZ"]
+    table = paired.groupby(level=setting).agg(
+        seeds=("AIM", "size"), AIM=("AIM", "mean"), **{"AIM+SZ": ("AIM+SZ", "mean")},
+        **{c: (c, "mean") for c in ("rounds AIM", "rounds AIM+SZ")})
+    table.insert(3, "AIM / AIM+SZ", table["AIM"] / table["AIM+SZ"])
     return table.rename_axis(index=["MB", "iterations", "epsilon", "engine"])
 
 
