@@ -200,6 +200,18 @@ def test_table_3_runs_on_its_scales_dataset_with_the_profiles_capacity_there():
     assert {c.params["max_model_size_mb"] for c in grid("aim-tab3", "paper")} == {80.0}
 
 
+def test_table_3_records_the_2022_potentials_only_when_asked():
+    # the default keeps the keys of the runs stored before the switch existed
+    assert all("potentials" not in c.params for c in grid("aim-tab3", "small"))
+    cells = grid("aim-tab3", "small", potentials="junction-tree-2022")
+    assert {c.params["potentials"] for c in cells} == {"junction-tree-2022"}
+    for mechanism in ("AIM", "MWEM+PGM"):
+        built = build_mechanism(mechanism, cells[0].params)
+        assert built.config.potentials == "junction-tree-2022"
+    assert build_mechanism("AIM", grid("aim-tab3", "small")[0].params).config.potentials == (
+        "measured-cliques")
+
+
 @pytest.mark.parametrize("mechanism", ["Independent", "Gaussian"])
 def test_error_metrics_score_both_errors_as_the_metric_functions_do(mechanism):
     from reprolib.metrics import workload_error, workload_error_tv

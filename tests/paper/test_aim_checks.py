@@ -140,6 +140,23 @@ def test_structural_zeros_that_help_contradict_the_documented_deviation(copy_of_
     assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "fail"
 
 
+def test_structural_zeros_check_reads_the_default_potentials_runs_only(copy_of_results, tamper):
+    # runs with the 2022 home of the potentials (recorded as a parameter) in which the zeros help
+    # sit beside the default runs in the store; the check judges the default runs alone
+    def with_2022_runs_that_help(frame):
+        other = frame.copy()
+        other["params_json"] = [json.dumps({**json.loads(p), "potentials": "junction-tree-2022"})
+                                for p in other["params_json"]]
+        other["key"] = other["key"].str[::-1]
+        zeros = other["mechanism"] == "AIM+SZ"
+        other.loc[zeros, "metrics_json"] = [_with_metrics(m, workload_error=lambda e: 0.5 * e)
+                                            for m in other.loc[zeros, "metrics_json"]]
+        return pd.concat([frame, other], ignore_index=True)
+
+    tamper(copy_of_results, "aim-tab3", "small", with_2022_runs_that_help)
+    assert _statuses(copy_of_results)["aim-tab3-zeros-help-small"] == "deviation"
+
+
 def test_supported_bounds_looser_than_unsupported_ones_fail(copy_of_results, tamper):
     def loosened(metrics_json):
         """Supported marginals' bounds made 100 times looser."""

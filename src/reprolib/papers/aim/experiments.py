@@ -21,6 +21,7 @@ from reprolib.papers.aim.setup import (
     PROFILES,
     SINGLE_FIT,
     LossWeighting,
+    Potentials,
     Profile,
     StepRule,
     build_mechanism,
@@ -143,6 +144,8 @@ class ZerosSettings:
         max_model_size_mb: AIM's model capacity in MB (default: the profile's on the dataset).
         loss_weighting: Private-PGM's loss.
         step_rule: Private-PGM's line search.
+        potentials: where Private-PGM's potentials live (``AIMConfig.potentials``):
+            "measured-cliques" (default) or "junction-tree-2022", the 2022 library's.
     """
 
     epsilons: tuple[float, ...]
@@ -151,6 +154,7 @@ class ZerosSettings:
     max_model_size_mb: float
     loss_weighting: LossWeighting
     step_rule: StepRule
+    potentials: Potentials
 
 
 def zeros_dataset(scale: Scale) -> str:
@@ -173,7 +177,8 @@ def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:
                            loss_weighting=settings.loss_weighting,
                            step_rule=settings.step_rule,
                            attributes=PROFILES[scale].attributes,
-                           final_pgm_iters=PROFILES[scale].final_pgm_iters),
+                           final_pgm_iters=PROFILES[scale].final_pgm_iters,
+                           potentials=settings.potentials),
               "workload": "all-3way"}
     return [Cell(artifact="aim-tab3", mechanism=m, dataset=dataset, epsilon=e, delta=DELTA,
                  seed=t, params=params)

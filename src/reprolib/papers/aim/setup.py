@@ -16,7 +16,7 @@ import numpy as np
 
 from reprolib.data import Dataset, load_dataset
 from reprolib.experiments._scales import Scale
-from reprolib.mechanisms.pgm import LossWeighting, StepRule
+from reprolib.mechanisms.pgm import LossWeighting, Potentials, StepRule
 from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
 
 T = TypeVar("T")
@@ -64,6 +64,9 @@ class Profile:
         loss_weighting: Private-PGM's loss (AIM's and MST's ``loss_weighting``).
         step_rule: Private-PGM's line search for every mechanism (the 2022 library's, which the
             paper ran, or mbi 2.0's; ``reprolib.mechanisms.pgm._mirror_descent``).
+        potentials: where AIM's and MWEM+PGM's Private-PGM potentials live, which decides what
+            a round's warm start keeps: "measured-cliques" (mbi 2.0's, the default) or
+            "junction-tree-2022" (the 2022 library's; ``AIMConfig.potentials``).
     """
 
     datasets: tuple[str, ...]
@@ -76,6 +79,7 @@ class Profile:
     mechanisms: tuple[Mechanism, ...]
     loss_weighting: LossWeighting = LOSS_WEIGHTING
     step_rule: StepRule = "backtracking-2022"
+    potentials: Potentials = "measured-cliques"
     final_pgm_iters: int | None = None
     capacity_by_dataset: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
@@ -147,11 +151,13 @@ def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Da
 
 
 def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str, step_rule: str,
-               attributes: tuple[str, ...] | None,
-               final_pgm_iters: int | None = None) -> dict[str, object]:
+               attributes: tuple[str, ...] | None, final_pgm_iters: int | None = None,
+               potentials: str = "measured-cliques") -> dict[str, object]:
     """The run parameters every AIM experiment cell records (their keys, values and types are part
     of the cell's key in the results store: change them and every stored run is recomputed).
-    ``final_pgm_iters`` is recorded only when set (AIM's final fit; else it runs ``pgm_iters``).
+    ``final_pgm_iters`` is recorded only when set (AIM's final fit; else it runs ``pgm_iters``),
+    ``potentials`` only when it is not the default "measured-cliques" (the runs stored before the
+    switch existed ran that default).
     """
     params: dict[str, object] = {
         "pgm_iters": int(pgm_iters), "loss_weighting": str(loss_weighting),
@@ -159,6 +165,8 @@ def run_params(*, pgm_iters: int, max_model_size_mb: float, loss_weighting: str,
         "attributes": list(attributes) if attributes else None}
     if final_pgm_iters is not None:
         params["final_pgm_iters"] = int(final_pgm_iters)
+    if potentials != "measured-cliques":
+        params["potentials"] = str(potentials)
     return params
 
 
@@ -188,9 +196,9 @@ REGISTERED = {"RAP": "RAP-queries"}
 CONFIG_FROM_PARAMS: dict[Mechanism, dict[str, str | tuple[str, ...]]] = {
     "AIM": {"pgm_iters": "pgm_iters", "final_pgm_iters": ("final_pgm_iters", "pgm_iters"),
             "max_model_size_mb": "max_model_size_mb", "loss_weighting": "loss_weighting",
-            "step_rule": "step_rule"},
+            "step_rule": "step_rule", "potentials": "potentials"},
     "MWEM+PGM": {"rounds": "rounds", "pgm_iters": "pgm_iters", "step_rule": "step_rule",
-                 "max_model_size_mb": "mwem_max_model_size_mb"},
+                 "max_model_size_mb": "mwem_max_model_size_mb", "potentials": "potentials"},
     "MWEM+RP": {"rounds": "rounds"},
     "GEM": {},  # the authors' example settings at every scale (see reprolib.mechanisms.relaxed.gem)
     "RAP": {},  # its public code's defaults at every scale (reprolib.mechanisms.relaxed.rap_queries)
@@ -211,7 +219,7 @@ def unread_params(mechanism: str) -> frozenset[str]:
     config does not read (``CONFIG_FROM_PARAMS``); the data's parameters are always read.
     """
     knobs = {"pgm_iters", "final_pgm_iters", "max_model_size_mb", "mwem_max_model_size_mb",
-             "loss_weighting", "step_rule", "rounds", "stop_ratio"}
+             "loss_weighting", "step_rule", "rounds", "stop_ratio", "potentials"}
     read = CONFIG_FROM_PARAMS[mechanism].values()
     return frozenset(knobs.difference(*((k,) if isinstance(k, str) else k for k in read)))
 
