@@ -186,7 +186,10 @@ replay = fit_replay_table()
 if replay is None:
     print("no replay yet: run benchmarks/aim_fit_replay.py (its docstring has the command line)")
 else:
-    display(replay.style.format(precision=1).format_index("{:g}", level="epsilon"))
+    anneals = [column for column in replay.columns if column[1] == "anneals"]
+    display(replay.style.format(precision=1)
+            .format(lambda annealed: "yes" if annealed else "", subset=anneals)
+            .format_index("{:g}", level="epsilon"))
     for (name, epsilon, zeros, seed), run in replay.groupby(
             level=["dataset", "epsilon", "zeros", "seed"]):
         shift, loss = (run[("ours, junction-tree-2022", k)] / run[("reference-2022", k)] - 1
