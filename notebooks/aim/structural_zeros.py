@@ -72,8 +72,9 @@ try:
     with stored_only():
         old_home = run_experiment("aim-tab3", scale=scale, device=device, progress=False,
                                   overrides={**overrides, "potentials": "junction-tree-2022"})
-except CellsNotStored as missing:
-    print(f"not stored yet: {missing} (results/pending/README.md says where the grid stands)")
+except CellsNotStored:
+    print("This grid is not in the results store yet: results/pending/README.md says where it "
+          "stands.")
 else:
     by_home = summarise(old_home).pivot_table(index="epsilon", columns="mechanism", values="mean")
     by_home["ratio"] = by_home["AIM"] / by_home["AIM+SZ"]
