@@ -35,7 +35,7 @@ from _records import append
 from aim_reference import _load_reference, _reference_mbi, _table3_zeros
 
 from reprolib.experiments import collect_provenance
-from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, _constraints
+from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, zero_constraints
 from reprolib.mechanisms.pgm import fit_model, model_marginals
 from reprolib.papers.aim.setup import DELTA, build_workload, load_aim_dataset, run_mechanism
 from reprolib.privacy import GAUSSIAN_MEAN_ABS
@@ -66,7 +66,7 @@ def _loss(marginal_of, measurements) -> float:
 def replay_ours(domain, measurements, first: int, rounds, iters: int, potentials: str,
                 zeros: tuple = ()):
     """(shift, loss) per round for our fit with ``potentials``."""
-    constraints = _constraints(domain, zeros)
+    constraints = zero_constraints(domain, zeros)
     model = fit_model(domain, measurements[:first], iters=iters, potentials=potentials,
                       constraints=constraints)
     out = []

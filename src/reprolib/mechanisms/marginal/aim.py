@@ -223,7 +223,7 @@ class _AIMRun:
         self.weights = candidate_weights(workload)
         self.candidates = list(self.weights)
         self.truth = {r: data.marginal(r) for r in self.candidates}
-        self.constraints = _constraints(self.domain, config.structural_zeros)
+        self.constraints = zero_constraints(self.domain, config.structural_zeros)
         self.measurements: list[NoisyMarginal] = []
         self.rounds: list[AIMRound] = []
         self.last_candidacy: dict[Clique, Candidacy] = {}
@@ -322,7 +322,8 @@ class _AIMRun:
         return candidates[index], sensitivity
 
 
-def _constraints(domain: Domain, zeros: tuple[StructuralZeros, ...]) -> tuple:
+def zero_constraints(domain: Domain, zeros: tuple[StructuralZeros, ...]) -> tuple:
+    """The structural zeros as mbi constraints, which every Private-PGM fit of AIM+SZ imposes."""
     if not zeros:
         return ()
     import mbi
