@@ -131,11 +131,11 @@ else:
 #
 # ## Why, at ε = 10: the zeros take the capacity
 #
-# At ε = 10 the authors' code is hurt as ours is, so there the cause lies in the setting. Each
-# zero pair must be a clique of the model ({ref}`aim-structural-zeros`), and the nine pairs link
-# the geographic attributes (battalion, station area, city, zip code, neighbourhood, supervisor
-# and fire prevention districts) in cycles. A junction tree that holds them merges those attributes into
-# large cliques, so every marginal that adds one more geographic link costs far more. Below, the
+# At ε = 10 the authors' code is hurt as ours is, under either home of the potentials, so there
+# the cause lies in the setting. Each zero pair must be a clique of the model
+# ({ref}`aim-structural-zeros`), and the nine pairs link the geographic attributes (battalion,
+# station area, city, zip code, neighbourhood, supervisor and fire prevention districts) in
+# cycles. A junction tree that holds them merges those attributes into large cliques, so every marginal that adds one more geographic link costs far more. Below, the
 # size of the junction tree (JT-SIZE, MB) of the 1-way marginals and one 3-way marginal on
 # battalion, neighbourhood and a third attribute, without and with the zero pairs:
 
