@@ -135,9 +135,10 @@ else:
 # the cause lies in the setting. Each zero pair must be a clique of the model
 # ({ref}`aim-structural-zeros`), and the nine pairs link the geographic attributes (battalion,
 # station area, city, zip code, neighbourhood, supervisor and fire prevention districts) in
-# cycles. A junction tree that holds them merges those attributes into large cliques, so every marginal that adds one more geographic link costs far more. Below, the
-# size of the junction tree (JT-SIZE, MB) of the 1-way marginals and one 3-way marginal on
-# battalion, neighbourhood and a third attribute, without and with the zero pairs:
+# cycles. A junction tree that holds them merges those attributes into large cliques, so every
+# marginal that adds one more geographic link costs far more. Below, the size of the junction
+# tree (JT-SIZE, MB) of the 1-way marginals and one 3-way marginal on battalion, neighbourhood
+# and a third attribute, without and with the zero pairs:
 
 # %% tags=["hide-input"]
 import pandas as pd
