@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse
 from _records import append
-from aim_reference import _load_reference, _reference_mbi, _table3_zeros
+from aim_reference import _load_reference, _reference_mbi, _table3_zeros, reference_zeros
 
 from reprolib.experiments import collect_provenance
 from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, zero_constraints
@@ -92,9 +92,8 @@ def replay_reference(module, data, measurements, first: int, rounds, iters: int,
     out = []
     with _reference_mbi(module) as mbi:
         domain = mbi.Domain(data.domain.attributes, data.domain.sizes)
-        impossible = {z.clique: [tuple(int(v) for v in cell) for cell in z.cells] for z in zeros}
         engine = module.FactoredInference(domain, iters=iters, warm_start=True,
-                                          structural_zeros=impossible)
+                                          structural_zeros=reference_zeros(zeros))
         triples = [(scipy.sparse.identity(m.values.size), np.ravel(m.values), m.sigma,
                     tuple(m.clique)) for m in measurements]
         model = engine.estimate(triples[:first])

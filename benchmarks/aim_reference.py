@@ -176,6 +176,11 @@ def _reference_mbi(module):
         sys.modules.update(ours)
 
 
+def reference_zeros(zeros: tuple) -> dict:
+    """Structural zeros as the 2022 engine takes them: {clique: list of impossible cells}."""
+    return {z.clique: [tuple(int(v) for v in cell) for cell in z.cells] for z in zeros}
+
+
 def run_reference(module, data: Dataset, workload, epsilon: float, capacity: float,
                   seed: int, zeros: tuple = ()) -> dict[str, object]:
     log = io.StringIO()
@@ -183,10 +188,8 @@ def run_reference(module, data: Dataset, workload, epsilon: float, capacity: flo
         domain = mbi.Domain(data.domain.attributes, data.domain.sizes)
         reference_data = mbi.Dataset(data.frame, domain)
         np.random.seed(seed)  # the reference draws from NumPy's global generator
-        # the 2022 engine takes the zeros as {clique: list of impossible cells}
-        impossible = {z.clique: [tuple(int(v) for v in cell) for cell in z.cells] for z in zeros}
         mechanism = module.AIM(epsilon, DELTA, max_model_size=capacity,
-                               structural_zeros=impossible)
+                               structural_zeros=reference_zeros(zeros))
         started = time.perf_counter()
         synthetic = mechanism.run(reference_data, [(tuple(c), 1.0) for c in workload.cliques])
         seconds = time.perf_counter() - started
