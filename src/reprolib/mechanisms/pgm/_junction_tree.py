@@ -4,7 +4,9 @@ For a model of a few thousand cells, a compiled JAX oracle runs in microseconds 
 second or more to compile; in NumPy a call costs a few microseconds per array operation and
 nothing to prepare. :class:`JunctionTree` computes what mbi's ``message_passing_hugin`` computes:
 HUGIN message passing in log space on mbi's junction tree, each clique's belief normalised to the
-total. :class:`NumpyModel` adds the loss sum_i 0.5 ||mu_(c_i) - y_i||^2 / stddev_i^2 of
+total; under structural zeros (mbi ``Constraint``s, folded in as 0 / -inf factors) what its
+``message_passing_shafer_shenoy`` computes, since HUGIN's division would take -inf from -inf.
+:class:`NumpyModel` adds the loss sum_i 0.5 ||mu_(c_i) - y_i||^2 / stddev_i^2 of
 ``marginal_loss.from_linear_measurements`` and its gradient in mu, each term read off the clique
 mbi's ``CliqueVector.project`` reads it from, so that the potentials, not only the distribution,
 move as mbi's do. Potentials, marginals and gradients are flat vectors: gathering the potentials
@@ -90,14 +92,19 @@ def _parent(clique: Clique, cliques: Sequence[Clique], domain: mbi.Domain) -> Cl
     return min((c for c in cliques if set(clique) <= set(c)), key=domain.size)
 
 
-def _logsumexp(table: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """Log sum exp over ``axes``, kept as unit axes (finite tables: no structural zeros here).
+def _logsumexp(table: np.ndarray, axes: tuple[int, ...], *, zeros: bool = False) -> np.ndarray:
+    """Log sum exp over ``axes``, kept as unit axes; -inf where every summed entry is -inf, which
+    only structural zeros (``zeros=True``) produce.
 
     Not scipy's ``logsumexp``: on these small tables, called once per message per step, its
     checks cost about ten times the arithmetic (58 us against 6 us per call on a 2x2x2 table).
     """
     peak = table.max(axis=axes, keepdims=True)
-    return np.log(np.exp(table - peak).sum(axis=axes, keepdims=True)) + peak
+    if not zeros:
+        return np.log(np.exp(table - peak).sum(axis=axes, keepdims=True)) + peak
+    peak = np.where(np.isneginf(peak), 0.0, peak)
+    with np.errstate(divide="ignore"):  # log 0 = -inf: a cell no record can take
+        return np.log(np.exp(table - peak).sum(axis=axes, keepdims=True)) + peak
 
 
 def expand_potentials(domain: mbi.Domain, potentials: dict[Clique, np.ndarray],
@@ -129,11 +136,13 @@ def combine_potentials(domain: mbi.Domain, potentials: dict[Clique, np.ndarray],
 
 
 class JunctionTree:
-    """mbi's junction tree of ``cliques``, with HUGIN message passing on it planned in NumPy.
+    """mbi's junction tree of ``cliques`` and the ``constraints``' sets, with message passing on it
+    planned in NumPy: HUGIN's, or Shafer-Shenoy's under constraints (as mbi's CPU oracles).
 
     Potentials and marginals on ``cliques`` travel as flat vectors (``layout``); the maximal
     cliques' tables are gathered from the potentials, and the marginals summed out of them, by
-    one sparse product each.
+    one sparse product each. Each constraint's 0 / -inf factor is added, fixed, to the smallest
+    maximal clique holding its set, as mbi's oracles fold it in.
 
     Attributes:
         graph: the tree (networkx), whose nodes are the maximal cliques, in domain order.
@@ -143,9 +152,12 @@ class JunctionTree:
         layout: how tables on ``cliques`` lie in a flat vector.
     """
 
-    def __init__(self, domain: mbi.Domain, cliques: Sequence[Clique]) -> None:
+    def __init__(self, domain: mbi.Domain, cliques: Sequence[Clique],
+                 constraints: Sequence[mbi.Constraint] = ()) -> None:
         self.cliques, self._domain = tuple(cliques), domain
-        self.graph, self.elimination_order = junction_tree.make_junction_tree(domain, self.cliques)
+        zero_sets = [domain.canonical(c.clique) for c in constraints]
+        self.graph, self.elimination_order = junction_tree.make_junction_tree(
+            domain, [*self.cliques, *(z for z in zero_sets if z not in self.cliques)])
         self.maximal = junction_tree.maximal_cliques(self.graph)
         self.layout = _Layout(domain, self.cliques)
         self._maximal = _Layout(domain, self.maximal)
@@ -161,6 +173,17 @@ class JunctionTree:
             eliminated = tuple(i for i, a in enumerate(sender) if a not in receiver)
             self._messages.append((sender, receiver, eliminated, domain.project(separator).shape,
                                    _Frame(domain, separator, receiver)))
+        self._zeros = self._fold(constraints) if constraints else None
+
+    def _fold(self, constraints: Sequence[mbi.Constraint]) -> np.ndarray:
+        """The constraints' log factors (0 allowed, -inf forbidden) on the maximal cliques, flat."""
+        folded = {m: np.zeros(self._domain.project(m).shape) for m in self.maximal}
+        for constraint in constraints:
+            factor = constraint.potential
+            home = _parent(self._domain.canonical(constraint.clique), self.maximal, self._domain)
+            folded[home] = folded[home] + _Frame(self._domain, tuple(factor.domain.attributes),
+                                                 home)(np.asarray(factor.values))
+        return self._maximal.flatten(folded)
 
     def calibrate(self, theta: dict[Clique, np.ndarray], total: float
                   ) -> dict[Clique, np.ndarray]:
@@ -183,19 +206,49 @@ class JunctionTree:
 
     def _calibrated(self, theta: np.ndarray, total: float) -> np.ndarray:
         """The calibrated maximal tables, flat, from flat log-potentials."""
-        beliefs = self._maximal.tables(self._gather @ theta)
+        zeros = self._zeros is not None
+        initial = self._maximal.tables(self._gather @ theta + self._zeros if zeros
+                                       else self._gather @ theta)
+        beliefs = self._shafer_shenoy(initial) if zeros else self._hugin(initial)
+        log_total = np.log(total)
+        return self._maximal.flatten({
+            clique: np.exp(belief + log_total
+                           - _logsumexp(belief, tuple(range(belief.ndim)), zeros=zeros))
+            for clique, belief in beliefs.items()})
+
+    def _hugin(self, beliefs: dict[Clique, np.ndarray]) -> dict[Clique, np.ndarray]:
+        """HUGIN: each message is added to the receiver's belief, and divided out (subtracted in
+        log space) of what the receiver later sends back. Finite tables only.
+        """
         sent: dict[tuple[Clique, Clique], np.ndarray] = {}
         for sender, receiver, eliminated, separator_shape, frame in self._messages:
             tau = beliefs[sender]
-            if (receiver, sender) in sent:  # HUGIN: divide out what the receiver sent before
+            if (receiver, sender) in sent:
                 tau = tau - sent[(receiver, sender)]
             message = frame(_logsumexp(tau, eliminated).reshape(separator_shape))
             sent[(sender, receiver)] = message
             beliefs[receiver] = beliefs[receiver] + message
-        log_total = np.log(total)
-        return self._maximal.flatten({
-            clique: np.exp(belief + log_total - _logsumexp(belief, tuple(range(belief.ndim))))
-            for clique, belief in beliefs.items()})
+        return beliefs
+
+    def _shafer_shenoy(self, initial: dict[Clique, np.ndarray]) -> dict[Clique, np.ndarray]:
+        """Shafer-Shenoy: a message sums the sender's initial table and what every other
+        neighbour sent it; nothing is divided out, so -inf tables are safe. The collect-then-
+        distribute order sends every message a sender needs before it is needed.
+        """
+        received: dict[Clique, list[tuple[Clique, np.ndarray]]] = {c: [] for c in initial}
+        for sender, receiver, eliminated, separator_shape, frame in self._messages:
+            tau = initial[sender]
+            for neighbour, message in received[sender]:
+                if neighbour != receiver:
+                    tau = tau + message
+            message = _logsumexp(tau, eliminated, zeros=True).reshape(separator_shape)
+            received[receiver].append((sender, frame(message)))
+        beliefs = {}
+        for clique, table in initial.items():
+            for _, message in received[clique]:
+                table = table + message
+            beliefs[clique] = table
+        return beliefs
 
 
 class NumpyModel:
@@ -207,8 +260,9 @@ class NumpyModel:
     """
 
     def __init__(self, domain: mbi.Domain, cliques: Sequence[Clique],
-                 measurements: Sequence[mbi.LinearMeasurement], total: float) -> None:
-        self.tree, self.total = JunctionTree(domain, cliques), float(total)
+                 measurements: Sequence[mbi.LinearMeasurement], total: float,
+                 constraints: Sequence[mbi.Constraint] = ()) -> None:
+        self.tree, self.total = JunctionTree(domain, cliques, constraints), float(total)
         blocks, offset, observed, precision = [], 0, [], []
         for m in measurements:
             size = domain.size(m.clique)

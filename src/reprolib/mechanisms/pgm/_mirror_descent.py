@@ -12,7 +12,10 @@ together), and an accepted trial becomes the next iterate without being evaluate
 - in NumPy (:mod:`reprolib.mechanisms.pgm._junction_tree`) when interpreting the model costs less than
   compiling it (:func:`prefers_numpy`), with nothing compiled, or
 - as one jitted loop per clique structure, with mbi's own oracle and loss, otherwise, and always
-  under structural-zero constraints or queries other than the marginal itself.
+  for queries other than the marginal itself.
+
+Structural zeros (mbi ``Constraint``s) run in both: mbi's Shafer-Shenoy oracle in JAX, the same
+message passing in NumPy.
 
 Both agree with mbi's ``MirrorDescent`` to rounding (tests/mechanisms/test_mirror_descent.py).
 
@@ -114,9 +117,9 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
         known_total: the model's total N (records).
         iters: mirror-descent steps; under "mbi-2.0", like mbi, rounded up to a multiple of 50.
         warm_start: a model whose potentials start the descent (expanded to the new cliques).
-        constraints: structural zeros, handled by mbi's constrained oracle (JAX only).
-        engine: "numpy", "jax", or "auto" (:func:`prefers_numpy` decides); constraints or other
-            queries than the identity always run in JAX.
+        constraints: structural zeros, folded into every oracle call (Shafer-Shenoy messages).
+        engine: "numpy", "jax", or "auto" (:func:`prefers_numpy` decides); queries other than
+            the identity always run in JAX.
         step_rule: "mbi-2.0" (mbi 2.0's ``MirrorDescent``) or "backtracking-2022" (the 2022
             ``FactoredInference``); see the module docstring.
         potentials: where the potentials live and what a warm start keeps: "measured-cliques"
@@ -151,14 +154,14 @@ def mirror_descent(domain: mbi.Domain, measurements: list[mbi.LinearMeasurement]
         steps, alpha = iters, 2.0 / known_total**2
     backtrack = step_rule == "backtracking-2022"
     identity = all(isinstance(m.query, marginal_loss.DatavectorQuery) for m in measurements)
-    if engine != "jax" and identity and not constraints:
-        model = NumpyModel(domain, cliques, measurements, known_total)
+    if engine != "jax" and identity:
+        model = NumpyModel(domain, cliques, measurements, known_total, constraints)
         if engine == "numpy" or prefers_numpy(model.tree.cells, steps):
             descent = _numpy_backtracking if backtrack else _numpy_descent
             flat_theta, flat_mu = descent(model, model.flatten(theta), alpha, steps)
             return mbi.MarkovRandomField(potentials=_vector(domain, model.tables(flat_theta)),
                                          marginals=_vector(domain, model.tables(flat_mu)),
-                                         total=known_total)
+                                         total=known_total, constraints=constraints)
     oracle = marginal_oracles.default_oracle(cliques, domain, has_constraints=bool(constraints))
     descent = _jax_backtracking if backtrack else _jax_descent
     potentials, mu = jax.block_until_ready(descent(_vector(domain, theta), alpha, steps, loss_fn,

@@ -20,7 +20,7 @@ import mbi
 import networkx as nx
 import numpy as np
 import pandas as pd
-from mbi import estimation, marginal_oracles
+from mbi import estimation
 
 from reprolib.data import Dataset, Domain
 from reprolib.mechanisms.pgm._float64 import in_float64
@@ -138,20 +138,12 @@ def model_marginals(model: mbi.MarkovRandomField,
 class _CalibratedTree:
     def __init__(self, model: mbi.MarkovRandomField) -> None:
         potentials = model.potentials
-        tree = JunctionTree(potentials.domain,
-                            [*potentials.cliques, *(c.clique for c in model.constraints)])
+        tree = JunctionTree(potentials.domain, potentials.cliques, model.constraints)
         self.tree, self.elimination_order = tree.graph, tree.elimination_order
-        if model.constraints:  # structural zeros: mbi's constrained message passing
-            calibrated = marginal_oracles.message_passing_shafer_shenoy(
-                potentials.expand(tree.maximal), model.total, constraints=model.constraints)
-            self.tables = {c: np.asarray(calibrated[c].values, dtype=np.float64)
-                           for c in tree.maximal}
-            self.axes = {c: tuple(calibrated[c].domain.attributes) for c in tree.maximal}
-        else:  # in NumPy, as the fit itself: no JAX program to compile
-            self.axes = {c: tuple(c) for c in tree.maximal}
-            self.tables = tree.calibrate(
-                {c: np.asarray(potentials[c].values, dtype=np.float64) for c in potentials.cliques},
-                float(model.total))
+        self.axes = {c: tuple(c) for c in tree.maximal}
+        self.tables = tree.calibrate(  # in NumPy, as the fit itself: no JAX program to compile
+            {c: np.asarray(potentials[c].values, dtype=np.float64) for c in potentials.cliques},
+            float(model.total))
         self.by_size = sorted(tree.maximal, key=lambda c: self.tables[c].size)
         self.labels = {a: i for i, a in enumerate(potentials.domain.attributes)}
 
