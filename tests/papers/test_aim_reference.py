@@ -5,6 +5,7 @@ import pytest
 
 from reprolib.papers.aim.reference import (
     baseline_reference_table,
+    capacity_trace_table,
     error_trend,
     fit_replay_table,
     reference_table,
@@ -132,3 +133,31 @@ def test_fit_replay_table_flags_anneals_and_keeps_the_last_replay(tmp_path):
     assert second[("ours", "anneals")] and not second[("reference-2022", "anneals")]
     assert second[("reference-2022", "dropped")] == 2
     assert fit_replay_table(tmp_path / "absent.csv") is None
+
+
+def test_capacity_trace_flags_fits_larger_than_the_filter_computed(tmp_path):
+    path = tmp_path / "aim-capacity-2022.csv"
+
+    def row(home, round_, filter_mb, fit_mb, stopped=False, revision="new"):
+        return {"dataset": "fire", "epsilon": 100.0, "seed": 0, "potentials": home,
+                "structural_zeros": 9, "max_model_size_mb": 10.0, "pgm_iters": 100,
+                "round": round_, "selected": "a | b", "filter_jt_mb": filter_mb,
+                "fit_jt_mb": fit_mb, "reference_filter_jt_mb": filter_mb,
+                "reference_fit_jt_mb": fit_mb + (0.5 if home == "measured-cliques" else 0.0),
+                "fit_seconds": 1.0, "stopped": stopped, "git_revision": revision}
+
+    rows = [row("junction-tree-2022", 1, 9.0, 9.0, revision="old")]  # an older trace: dropped
+    rows += [row("junction-tree-2022", 1, 2.0, 2.5), row("junction-tree-2022", 2, 6.0, 4.0),
+             row("junction-tree-2022", 3, 6.2, 557.0, stopped=True),
+             row("measured-cliques", 1, 2.0, 2.0), row("measured-cliques", 2, 3.0, 3.0)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    table = capacity_trace_table(path)
+    old_home = table.loc[(100.0, 0, "junction-tree-2022", 9, 10.0)]
+    assert old_home["rounds"] == 3 and old_home["sizes differ"] == 3
+    assert old_home["fit MB"] == 557.0 and old_home["filter MB"] == 6.2
+    assert old_home["first round over"] == 3 and old_home["stopped"]
+    assert old_home["gap to 2022 MB"] == 0.0
+    default = table.loc[(100.0, 0, "measured-cliques", 9, 10.0)]
+    assert default["sizes differ"] == 0 and pd.isna(default["first round over"])
+    assert not default["stopped"] and default["gap to 2022 MB"] == 0.5
+    assert capacity_trace_table(tmp_path / "absent.csv") is None

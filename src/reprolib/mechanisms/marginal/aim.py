@@ -90,7 +90,12 @@ class AIMConfig:
             warm start is the previous model. "junction-tree-2022" (the 2022 library the paper
             ran): on the junction tree's maximal cliques, so when a new measurement changes the
             triangulation the potentials of fill-in cliques the new tree no longer holds are
-            dropped and the round's fit starts from part of the previous model.
+            dropped and the round's fit starts from part of the previous model. The capacity
+            filter reads the model's cliques, as the 2022 script does: under the 2022 home it
+            computes JT-SIZE on the junction tree's cliques plus the candidate, while the next
+            fit triangulates the measured sets afresh, so it can admit a selection whose fit is
+            far over MAX-SIZE (557 MB at 10 MB on fire, ``benchmarks/aim_capacity_2022.py``);
+            under the default the two are the paper's JT-SIZE(r_1, ..., r_t).
         structural_zeros: impossible cells to impose on the model (Appendix D); empty by default.
         relation: the neighbouring relation the accounting assumes. The AIM paper proves
             Theorem 1 under add/remove; the PrivPGD paper runs AIM as a baseline under
@@ -302,7 +307,8 @@ class _AIMRun:
         return [tuple(c) for c in model.cliques] + [c.clique for c in self.constraints]
 
     def _small_candidates(self, model, size_limit: float) -> list[Clique]:
-        """Candidates whose addition keeps JT-SIZE within the limit, plus those the model holds."""
+        """Candidates whose addition keeps JT-SIZE within the limit, plus those the model holds
+        (JT-SIZE of the model's cliques, the zero sets and the candidate: see ``potentials``)."""
         cliques = self._model_cliques(model)
         free = set(downward_closure(cliques))
         return [r for r in self.candidates

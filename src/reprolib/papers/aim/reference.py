@@ -7,13 +7,16 @@ each kept, and :func:`seed_spread` summarises the settings that more seeds ran. 
 ``--table-3`` the script runs Table 3's comparison into ``aim-reference-zeros.csv``, which
 :func:`zeros_reference_table` reads for the structural-zeros page. ``benchmarks/aim_fit_replay.py``
 replays one run's measurements through the engines' fits into ``aim-fit-replay.csv``, which
-:func:`fit_replay_table` reads.
+:func:`fit_replay_table` reads, and ``benchmarks/aim_capacity_2022.py`` records where the capacity
+filter looks and what each round's fit builds into ``aim-capacity-2022.csv``, which
+:func:`capacity_trace_table` reads.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from reprolib._paths import results_dir
@@ -22,6 +25,7 @@ from reprolib.experiments import beside_reference
 REFERENCE_CSV = Path("aim") / "benchmarks" / "aim-reference.csv"
 ZEROS_CSV = Path("aim") / "benchmarks" / "aim-reference-zeros.csv"
 REPLAY_CSV = Path("aim") / "benchmarks" / "aim-fit-replay.csv"
+CAPACITY_CSV = Path("aim") / "benchmarks" / "aim-capacity-2022.csv"
 REPLAY_ENGINES = {"ours": "ours", "ours_jt2022": "ours, junction-tree-2022",
                   "reference": "reference-2022"}
 COLUMNS = ("rounds", "anneals", "workload_error", "seconds")
@@ -148,6 +152,36 @@ def fit_replay_table(path: Path | None = None) -> pd.DataFrame | None:
         runs[["dataset", "epsilon", "structural_zeros", "seed", "round"]].rename(
             columns={"structural_zeros": "zeros"}))
     return pd.DataFrame(columns, index=index)
+
+
+def capacity_trace_table(path: Path | None = None) -> pd.DataFrame | None:
+    """Per traced AIM run (``benchmarks/aim_capacity_2022.py``: epsilon, seed, home of the
+    potentials, zeros, capacity in MB): the rounds traced, the rounds whose fit built a junction
+    tree of another size than the capacity filter computed, the largest JT-SIZE (MB) the filter computed
+    and the largest a fit built (or was about to build when the run was stopped), the first round
+    whose fit exceeded the capacity, whether the run was stopped there, and the largest difference
+    between our sizes and the 2022 library's own (``hypothetical_model_size``; NaN where not
+    computed). The last trace of each run is kept; None before any ran.
+    """
+    path = path or results_dir() / CAPACITY_CSV
+    if not path.is_file():
+        return None
+    run = ["epsilon", "seed", "potentials", "structural_zeros", "max_model_size_mb"]
+    rounds = pd.read_csv(path)
+    last = rounds.groupby(run)["git_revision"].transform("last") == rounds["git_revision"]
+    rounds = rounds[last].drop_duplicates([*run, "round"], keep="last")
+    rounds["differ"] = ~np.isclose(rounds["fit_jt_mb"], rounds["filter_jt_mb"], rtol=1e-9)
+    rounds["over"] = rounds["round"].where(rounds["fit_jt_mb"] > rounds["max_model_size_mb"])
+    rounds["gap"] = pd.concat([
+        (rounds[f"reference_{size}_jt_mb"] - rounds[f"{size}_jt_mb"]).abs()
+        if f"reference_{size}_jt_mb" in rounds else pd.Series(float("nan"), rounds.index)
+        for size in ("filter", "fit")], axis=1).max(axis=1, skipna=False)
+    table = rounds.groupby(run).agg(
+        rounds=("round", "max"), **{"sizes differ": ("differ", "sum")},
+        **{"filter MB": ("filter_jt_mb", "max"), "fit MB": ("fit_jt_mb", "max"),
+           "first round over": ("over", "min"), "stopped": ("stopped", "any"),
+           "gap to 2022 MB": ("gap", "max")})
+    return table.rename_axis(index=["epsilon", "seed", "potentials", "zeros", "MB"])
 
 
 def reference_csv(mechanism: str) -> Path:
