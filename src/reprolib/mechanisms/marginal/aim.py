@@ -308,7 +308,8 @@ class _AIMRun:
 
     def _small_candidates(self, model, size_limit: float) -> list[Clique]:
         """Candidates whose addition keeps JT-SIZE within the limit, plus those the model holds
-        (JT-SIZE of the model's cliques, the zero sets and the candidate: see ``potentials``)."""
+        (JT-SIZE of the model's cliques, the zero sets and the candidate: see ``potentials``).
+        """
         cliques = self._model_cliques(model)
         free = set(downward_closure(cliques))
         return [r for r in self.candidates
