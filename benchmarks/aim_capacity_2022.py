@@ -16,7 +16,8 @@ round's fit builds (every measured set and the zero sets), and the fit's seconds
 recorded as stopped, at the first fit whose tree exceeds ``--stop-factor`` times the capacity
 (such a fit takes many minutes and gigabytes). With ``--reference PATH`` (the 2022 checkout that
 ``aim_reference.py`` reads) each round's two sizes are also computed by the 2022 library's own
-``hypothetical_model_size``, the function its ``aim.py`` filters with::
+``hypothetical_model_size``, the function its ``aim.py`` filters with, on the same sets (under the
+2022 home, on the cliques of the 2022 library's own model)::
 
     PYTHONHASHSEED=0 .venv/bin/python benchmarks/aim_capacity_2022.py --reference /tmp/ref-pgm \\
         --epsilon 100 --seed 0 --table-3 --out results/aim/benchmarks/aim-capacity-2022.csv
@@ -60,12 +61,18 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def reference_sizes(module, domain, previous, measured, zero_sets, selected) -> tuple[float, float]:
-    """The 2022 library's JT-SIZE (MB) of what its filter reads and of what its next fit builds."""
+def reference_sizes(module, domain, potentials, previous, measured, zero_sets, selected
+                    ) -> tuple[float, float]:
+    """The 2022 library's JT-SIZE (MB) of the sets our filter read and of those our fit built:
+    under the 2022 home the filter's are its own model's cliques (those of the junction tree of
+    the sets measured before), so that the two libraries' trees are compared too.
+    """
     with _reference_mbi(module) as mbi:
         old = mbi.Domain(domain.attributes, domain.sizes)
-        model_cliques = mbi.GraphicalModel(old, [*previous, *zero_sets]).cliques
-        return (module.hypothetical_model_size(old, [*model_cliques, selected]),
+        model = [*previous, *zero_sets]
+        if potentials == "junction-tree-2022":
+            model = [*mbi.GraphicalModel(old, model).cliques, *zero_sets]
+        return (module.hypothetical_model_size(old, [*model, selected]),
                 module.hypothetical_model_size(old, [*measured, *zero_sets]))
 
 
@@ -90,7 +97,7 @@ def traced_run(args, data, workload, epsilon, seed, potentials, zeros, reference
                "fit_jt_mb": junction_tree_size_mb(domain, [*measured, *zero_sets])}
         if reference is not None:
             row["reference_filter_jt_mb"], row["reference_fit_jt_mb"] = reference_sizes(
-                reference, domain, measured[:-1], measured, zero_sets, selected)
+                reference, domain, potentials, measured[:-1], measured, zero_sets, selected)
         rows.append(row)
         if row["fit_jt_mb"] > stop_mb:
             row["fit_seconds"], row["stopped"] = float("nan"), True
