@@ -200,16 +200,28 @@ def test_table_3_runs_on_its_scales_dataset_with_the_profiles_capacity_there():
     assert {c.params["max_model_size_mb"] for c in grid("aim-tab3", "paper")} == {80.0}
 
 
-def test_table_3_records_the_2022_potentials_only_when_asked():
-    # the default keeps the keys of the runs stored before the switch existed
-    assert all("potentials" not in c.params for c in grid("aim-tab3", "small"))
+def test_table_3_records_the_2022_potentials_only_off_the_default_home():
+    from reprolib.papers.aim.setup import PAPER_EPSILONS
+
+    cells = grid("aim-tab3", "small")
+    default = [c for c in cells if "potentials" not in c.params]  # the keys stored before the switch
+    old_home = [c for c in cells if c.params.get("potentials") == "junction-tree-2022"]
+    assert len(default) + len(old_home) == len(cells)
+    assert {c.epsilon for c in default} == set(PAPER_EPSILONS)
+    # the 2022 home beside it up to epsilon 10 (beyond, its capacity filter admits huge fits)
+    assert {c.epsilon for c in old_home} == {e for e in PAPER_EPSILONS if e <= 10.0}
+    assert len(old_home) == 2 * 7 * 3
+    assert {(c.mechanism, c.epsilon, c.seed) for c in old_home} <= {
+        (c.mechanism, c.epsilon, c.seed) for c in default}
+    assert all("potentials" not in c.params for c in grid("aim-tab3", "paper"))
+    # asking for the 2022 home runs the whole grid under it, once
     cells = grid("aim-tab3", "small", potentials="junction-tree-2022")
     assert {c.params["potentials"] for c in cells} == {"junction-tree-2022"}
+    assert len({c.key for c in cells}) == len(cells) == 2 * 9 * 3
     for mechanism in ("AIM", "MWEM+PGM"):
         built = build_mechanism(mechanism, cells[0].params)
         assert built.config.potentials == "junction-tree-2022"
-    assert build_mechanism("AIM", grid("aim-tab3", "small")[0].params).config.potentials == (
-        "measured-cliques")
+    assert build_mechanism("AIM", default[0].params).config.potentials == "measured-cliques"
 
 
 @pytest.mark.parametrize("mechanism", ["Independent", "Gaussian"])

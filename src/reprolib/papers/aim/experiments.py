@@ -18,6 +18,7 @@ from reprolib.mechanisms.marginal.privmrf import PrivMRFConfig
 from reprolib.papers.aim.setup import (
     AIM_DATASETS,
     DELTA,
+    PAPER_EPSILONS,
     PROFILES,
     SINGLE_FIT,
     LossWeighting,
@@ -146,6 +147,9 @@ class ZerosSettings:
         step_rule: Private-PGM's line search.
         potentials: where Private-PGM's potentials live (``AIMConfig.potentials``):
             "measured-cliques" (default) or "junction-tree-2022", the 2022 library's.
+        home_2022_epsilons: the epsilons at which the grid runs a second time with
+            potentials="junction-tree-2022", the home of the engine the paper ran, to compare
+            (none when ``potentials`` is that home already).
     """
 
     epsilons: tuple[float, ...]
@@ -155,6 +159,17 @@ class ZerosSettings:
     loss_weighting: LossWeighting
     step_rule: StepRule
     potentials: Potentials
+    home_2022_epsilons: tuple[float, ...]
+
+
+HOME_2022_EPSILONS: dict[Scale, tuple[float, ...]] = {
+    "smoke": PROFILES["smoke"].epsilons,
+    # above 10 the 2022 capacity filter admits selections whose fits need hundreds of MB at the
+    # small scale's 10 MB (benchmarks/aim_capacity_2022.py): hours and gigabytes per AIM+SZ run
+    "small": tuple(e for e in PAPER_EPSILONS if e <= 10.0),
+    "paper": (),  # hours per run at 80 MB and 1000 iterations under either home
+}
+"""Where Table 3 also runs under the 2022 home of the potentials, by scale."""
 
 
 def zeros_dataset(scale: Scale) -> str:
@@ -167,23 +182,32 @@ def zeros_dataset(scale: Scale) -> str:
 def zeros_settings(scale: Scale) -> ZerosSettings:
     """Table 3's settings at a scale: the scale's profile, its capacity on the dataset."""
     return from_profile(ZerosSettings, scale,
-                        max_model_size_mb=PROFILES[scale].capacities(zeros_dataset(scale))[0])
+                        max_model_size_mb=PROFILES[scale].capacities(zeros_dataset(scale))[0],
+                        home_2022_epsilons=HOME_2022_EPSILONS[scale])
 
 
 def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:
+    """AIM and AIM+SZ over the grid, then under the 2022 home at ``home_2022_epsilons``."""
     dataset = zeros_dataset(scale)
-    params = {**run_params(pgm_iters=settings.pgm_iters,
-                           max_model_size_mb=settings.max_model_size_mb,
-                           loss_weighting=settings.loss_weighting,
-                           step_rule=settings.step_rule,
-                           attributes=PROFILES[scale].attributes,
-                           final_pgm_iters=PROFILES[scale].final_pgm_iters,
-                           potentials=settings.potentials),
-              "workload": "all-3way"}
-    return [Cell(artifact="aim-tab3", mechanism=m, dataset=dataset, epsilon=e, delta=DELTA,
-                 seed=t, params=params)
-            for m, e, t in itertools.product(("AIM", "AIM+SZ"), settings.epsilons,
-                                             range(settings.trials))]
+
+    def cells(potentials: str, epsilons: tuple[float, ...]) -> list[Cell]:
+        params = {**run_params(pgm_iters=settings.pgm_iters,
+                               max_model_size_mb=settings.max_model_size_mb,
+                               loss_weighting=settings.loss_weighting,
+                               step_rule=settings.step_rule,
+                               attributes=PROFILES[scale].attributes,
+                               final_pgm_iters=PROFILES[scale].final_pgm_iters,
+                               potentials=potentials),
+                  "workload": "all-3way"}
+        return [Cell(artifact="aim-tab3", mechanism=m, dataset=dataset, epsilon=e, delta=DELTA,
+                     seed=t, params=params)
+                for m, e, t in itertools.product(("AIM", "AIM+SZ"), epsilons,
+                                                 range(settings.trials))]
+
+    grid = cells(settings.potentials, settings.epsilons)
+    if settings.potentials != "junction-tree-2022":
+        grid += cells("junction-tree-2022", settings.home_2022_epsilons)
+    return grid
 
 
 def structural_zeros(data, pairs):
