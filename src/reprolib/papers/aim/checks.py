@@ -248,7 +248,8 @@ ZEROS_HURT = (
     "moves single epsilons (1 above all), not the average. Beyond epsilon 10 it is not run: its "
     "capacity filter, like the authors' script's, sizes the junction tree of the model's cliques "
     "rather than of the measured sets and so admits selections whose fits need 128 and 557 MB "
-    "at 10 MB (epsilon 31.6 and 100, seed 0; benchmarks/aim_capacity_2022.py). Not run: "
+    "at 10 MB (epsilon 31.6, seed 0 of 3, and 100, every seed; benchmarks/aim_capacity_2022.py). "
+    "Not run: "
     "80 MB with 1000 iterations, and the paper's own zero pairs, which it does not list (ours: "
     "2,030 zeros, the paper's 2,696).")
 PRIVMRF_NOT_BEST = (
