@@ -98,7 +98,8 @@ else:
 # ## The authors' code at the same settings
 #
 # Where the paper finds the zeros helping on average, at the small scale they hurt on average
-# (the line above; the check `aim-tab3-zeros-help-small` records it as a deviation). To tell a
+# (the first table; the check `aim-tab3-zeros-help-small` records it as a deviation), under either
+# home of the potentials: the 2022 home moves single ε, ε = 1 above all, not the average. To tell a
 # fault of ours from an effect of the reduced settings,
 # `benchmarks/aim_reference.py --table-3` runs the comparison with our AIM and with the authors'
 # 2022 `aim.py` on its own Private-PGM engine (imported from a local checkout of the public
