@@ -212,7 +212,10 @@ else:
               f"in round {run.index.get_level_values('round')[differs.to_numpy()].min()}; the "
               f"reference's warm start first drops potentials in round "
               f"{first_drop.min() if len(first_drop) else 'none'}. Rounds whose shift is under the "
-              f"threshold: ours {anneals['ours']}, the reference {anneals['reference-2022']}.")
+              f"threshold: ours {anneals['ours']}, the reference {anneals['reference-2022']}. After "
+              f"the last round the reference's loss is "
+              f"{(run[('reference-2022', 'loss')] / run[('ours', 'loss')]).iloc[-1]:.2f} times our "
+              f"default's.")
 
 # %% [markdown]
 # The pathology in two numbers per dataset and engine, over the ε that engine ran: the largest
