@@ -241,7 +241,7 @@ ZEROS_HURT = (
     "1.24 over seeds 0-2 (33.7 rounds). At epsilon 10 every engine is hurt (2022 home 0.47, its "
     "AIM+SZ 0.087-0.149 over the seeds, the reference's 0.085-0.129), likely because a drop late "
     "in a run leaves the final model poorly fitted at 100 iterations: replayed at epsilon 10 "
-    "(AIM+SZ, seed 0; the runtime page), the 2022 fit, equal to the reference's to 1e-11, loses "
+    "(AIM+SZ, seed 0; the runtime page), the 2022 fit, equal to the reference's to 1e-11, last drops "
     "potentials in round 22 of 28 and ends at 1.85 times our default's loss (2.9 in the epsilon 1 "
     "replay). This check judges our default's runs. Table 3's small grid under the 2022 "
     "home (up to epsilon 10; the Table 3 page) gives AIM / AIM+SZ a geometric mean of 0.918, "
