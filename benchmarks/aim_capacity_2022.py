@@ -81,12 +81,14 @@ def traced_run(args, data, workload, epsilon, seed, potentials, zeros, reference
     rows: list[dict] = []
     fit_model = aim_module.fit_model
     stop_mb = args.stop_factor * args.capacity
+    fitted = 0  # measurements in the previous fit
 
     def fit(domain, measurements, *, warm_start, constraints, **options):
+        nonlocal fitted
         measured = [tuple(m.clique) for m in measurements]
         zero_sets = [tuple(c.clique) for c in constraints]
-        is_round = warm_start is not None and len(measured) > fit.measured
-        fit.measured = len(measured)
+        is_round = warm_start is not None and len(measured) > fitted
+        fitted = len(measured)
         if not is_round:  # the first fit on the one-way marginals, or the final one
             return fit_model(domain, measurements, warm_start=warm_start,
                              constraints=constraints, **options)
@@ -108,7 +110,6 @@ def traced_run(args, data, workload, epsilon, seed, potentials, zeros, reference
         row["fit_seconds"], row["stopped"] = time.perf_counter() - started, False
         return model
 
-    fit.measured = 0
     config = aim_module.AIMConfig(max_model_size_mb=args.capacity, pgm_iters=args.pgm_iters,
                                   final_pgm_iters=args.pgm_iters, potentials=potentials,
                                   structural_zeros=zeros)
