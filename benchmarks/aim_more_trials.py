@@ -9,6 +9,9 @@ own) in a scratch store and appends one row per run to a CSV. The rows quoted by
     .venv/bin/python benchmarks/aim_more_trials.py --artifact aim-fig1 aim-fig3 \\
         --dataset titanic --epsilon 0.01 0.0316227766 0.1 --trials 20 \\
         --out results/aim/benchmarks/more-trials.csv
+    for m in RAP MWEM+PGM GEM; do .venv/bin/python benchmarks/aim_more_trials.py \
+        --artifact aim-fig1 --dataset titanic --epsilon 0.01 0.0316227766 --trials 20 \
+        --mechanism $m --out results/aim/benchmarks/more-trials.csv; done
 
 Then ``--summary results/aim/benchmarks/more-trials.csv`` prints, per artifact and epsilon, the
 mean error, its standard error and the difference from the previous epsilon.
@@ -50,12 +53,12 @@ def grid_epsilon(epsilon: float) -> float:
 
 
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per artifact and epsilon: runs, mean workload error, its standard error, and the change
-    of the mean from the previous epsilon in standard errors of that difference."""
-    grouped = runs.groupby(["artifact", "epsilon"])["workload_error"]
+    """Per artifact, mechanism and epsilon: runs, mean workload error, its standard error, and
+    the change of the mean from the previous epsilon in standard errors of that difference."""
+    grouped = runs.groupby(["artifact", "mechanism", "epsilon"])["workload_error"]
     table = pd.DataFrame({"runs": grouped.size(), "mean": grouped.mean(),
                           "standard_error": grouped.std(ddof=1) / np.sqrt(grouped.size())})
-    previous = table.groupby(level="artifact").shift()
+    previous = table.groupby(level=["artifact", "mechanism"]).shift()
     table["change_in_standard_errors"] = (table["mean"] - previous["mean"]) / np.hypot(
         table["standard_error"], previous["standard_error"])
     return table
