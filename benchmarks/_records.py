@@ -22,7 +22,7 @@ def append(path: Path, row: dict[str, object]) -> None:
             raise ValueError(f"{path} has the columns {header}, this run's row has {list(row)}: "
                              "write to a new file, or add the new columns to the old rows first")
     with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(row))
+        writer = csv.DictWriter(handle, fieldnames=list(row), lineterminator="\n")
         if new:
             writer.writeheader()
         writer.writerow(row)

@@ -1,20 +1,22 @@
 """More trials of a few cells of AIM's Figures 1-3 at small scale, to tell noise from a trend
 (a study, not a test).
 
-The small grids run three trials per cell. Where AIM's mean error rises between two epsilons
-with the trials' ranges overlapping, more trials say whether the rise is noise. This runs the
-same cells as the grid (same settings; seeds 0 to TRIALS - 1, so the first three are the grid's
-own) in a scratch store and appends one row per run to a CSV. The rows quoted by the AIM checks::
+The small grids run three trials per cell. Where a mean over three trials decides a claim with
+the trials' ranges overlapping (AIM's error rising between two epsilons, RAP beating MWEM+PGM),
+more trials say whether it is noise. This runs the same cells as the grid (same settings; seeds
+0 to TRIALS - 1, so the first three are the grid's own) in a scratch store and appends one row
+per run to a CSV. The rows quoted by the AIM checks::
 
     .venv/bin/python benchmarks/aim_more_trials.py --artifact aim-fig1 aim-fig3 \\
         --dataset titanic --epsilon 0.01 0.0316227766 0.1 --trials 20 \\
         --out results/aim/benchmarks/more-trials.csv
-    for m in RAP MWEM+PGM GEM; do .venv/bin/python benchmarks/aim_more_trials.py \
-        --artifact aim-fig1 --dataset titanic --epsilon 0.01 0.0316227766 --trials 20 \
+    for m in MWEM+PGM RAP; do .venv/bin/python benchmarks/aim_more_trials.py \\
+        --artifact aim-fig1 --dataset titanic --epsilon 0.01 0.0316227766 --trials 20 \\
         --mechanism $m --out results/aim/benchmarks/more-trials.csv; done
 
-Then ``--summary results/aim/benchmarks/more-trials.csv`` prints, per artifact and epsilon, the
-mean error, its standard error and the difference from the previous epsilon.
+Then ``--summary results/aim/benchmarks/more-trials.csv`` prints, per artifact, mechanism and
+epsilon, the mean error, its standard error, the difference from the previous epsilon, the
+median and the mean of the total-variation variant.
 """
 
 from __future__ import annotations
@@ -53,14 +55,18 @@ def grid_epsilon(epsilon: float) -> float:
 
 
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per artifact, mechanism and epsilon: runs, mean workload error, its standard error, and
-    the change of the mean from the previous epsilon in standard errors of that difference."""
-    grouped = runs.groupby(["artifact", "mechanism", "epsilon"])["workload_error"]
+    """Per artifact, mechanism and epsilon: runs, mean workload error, its standard error, the
+    change of the mean from the previous epsilon in standard errors of that difference, the
+    median, and the mean of the total-variation variant (which does not see the record count)."""
+    keys = ["artifact", "mechanism", "epsilon"]
+    grouped = runs.groupby(keys)["workload_error"]
     table = pd.DataFrame({"runs": grouped.size(), "mean": grouped.mean(),
                           "standard_error": grouped.std(ddof=1) / np.sqrt(grouped.size())})
     previous = table.groupby(level=["artifact", "mechanism"]).shift()
     table["change_in_standard_errors"] = (table["mean"] - previous["mean"]) / np.hypot(
         table["standard_error"], previous["standard_error"])
+    table["median"] = grouped.median()
+    table["mean_tv"] = runs.groupby(keys)["workload_error_tv"].mean()
     return table
 
 
@@ -83,6 +89,7 @@ def main() -> None:
                        "dataset": run["dataset"], "workload": json.loads(run["params_json"])[
                            "workload"], "epsilon": run["epsilon"], "seed": run["seed"],
                        "workload_error": run["metric.workload_error"],
+                       "workload_error_tv": run["metric.workload_error_tv"],
                        "wall_time_s": run["wall_time_s"], "git_revision": run["git_revision"]}
                 print(row, flush=True)
                 if args.out is not None:
