@@ -174,15 +174,21 @@ def test_large_domains_keep_their_own_capacity_at_small_scale():
     assert PROFILES["paper"].capacities("fire") == (80.0, 25.0)
 
 
-def test_rap_runs_in_every_grid_and_gem_is_pending_at_small_only():
-    from reprolib.papers.aim.setup import pending_mechanisms
+def test_rap_runs_in_every_grid_and_gem_waits_at_small_only_on_salary():
+    from reprolib.papers.aim.setup import pending_runs
 
     for mechanism in ("RAP", "GEM"):
         assert mechanism in {c.mechanism for c in grid("aim-fig1", "smoke")}
-        assert mechanism not in pending_mechanisms("smoke")
-    assert "RAP" in {c.mechanism for c in grid("aim-fig1", "small")}
-    assert "GEM" not in {c.mechanism for c in grid("aim-fig1", "small")}
-    assert pending_mechanisms("small") == ("GEM",)
+    assert pending_runs("smoke") == {} and pending_runs("paper") == {}
+    small = grid("aim-fig1", "small")
+    assert {c.dataset for c in small if c.mechanism == "RAP"} == set(PROFILES["small"].datasets)
+    assert {c.dataset for c in small if c.mechanism == "GEM"} == (
+        set(PROFILES["small"].datasets) - {"salary"})
+    assert pending_runs("small") == {"GEM": ("salary",)}
+    # a pending pair leaves out exactly its cells: the other mechanisms run on salary
+    per_setting = len(PROFILES["small"].epsilons) * PROFILES["small"].trials
+    assert len(small) == per_setting * (len(PROFILES["small"].datasets)
+                                        * len(PROFILES["small"].mechanisms) - 1)
     rap = [c for c in grid("aim-fig1", "paper") if c.mechanism == "RAP"]
     assert len(rap) == 6 * 9 * 5
     assert build_mechanism("RAP", rap[0].params).name == "RAP-queries"

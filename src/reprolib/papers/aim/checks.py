@@ -75,6 +75,14 @@ def _table2(ctx: CheckContext, scale: str) -> Outcome:
                    "records, attributes, min and max domain size of all six datasets")
 
 
+def _absent(rows: pd.DataFrame, mechanisms: tuple[str, ...]) -> str:
+    """A note naming the compared mechanisms that did not run on every dataset, or ""."""
+    from reprolib.papers.aim.figures import absent_runs
+
+    absent = absent_runs(rows, mechanisms)
+    return f" (judged without those missing: {absent})" if absent else ""
+
+
 def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     from reprolib.papers.aim.figures import best_share
     from reprolib.papers.aim.pages import compared_workload_aware
@@ -83,8 +91,8 @@ def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     aware = compared_workload_aware(rows["mechanism"])
     share = float(best_share(rows, aware).get("AIM", 0.0))
     return Outcome("pass" if share >= 0.5 else "fail",
-                   f"AIM lowest mean error in {share:.0%} of settings among {', '.join(aware)}",
-                   ">= 50 % (paper, all-3way: 85 %)")
+                   f"AIM lowest mean error in {share:.0%} of settings among {', '.join(aware)}"
+                   + _absent(rows, aware), ">= 50 % (paper, all-3way: 85 %)")
 
 
 def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
@@ -106,19 +114,21 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
         share = float(best_share(rows, compared)["PrivMRF"])
         return Outcome("pass" if share >= 0.5 else "fail",
                        f"PrivMRF lowest mean error in {share:.0%} of settings among "
-                       f"{', '.join(compared)}", ">= 50 % of settings")
+                       f"{', '.join(compared)}{_absent(rows, compared)}", ">= 50 % of settings")
     salary = rows["dataset"] == "salary"
     elsewhere = float(best_share(rows[~salary], compared)["PrivMRF"])
     on_salary = float(best_share(rows[salary], compared)["PrivMRF"]) if salary.any() else 0.0
     return Outcome("pass" if elsewhere >= 0.5 and on_salary < 0.5 else "fail",
                    f"PrivMRF lowest mean error among {', '.join(compared)} in {elsewhere:.0%} of "
-                   f"the settings outside salary and {on_salary:.0%} on salary",
+                   f"the settings outside salary and {on_salary:.0%} on salary"
+                   + _absent(rows, compared),
                    ">= 50 % outside salary, < 50 % on salary")
 
 
 def _rap_never_best_before_aim(ctx: CheckContext, scale: str) -> Outcome:
     """Section 6.2, observation 3: before AIM, the best workload-aware mechanism on all-3way was
-    MWEM+PGM in 65 % of the settings, GEM in 35 % and RAP in none. Judged once all three ran.
+    MWEM+PGM in 65 % of the settings, GEM in 35 % and RAP in none. Judged once each of the three
+    ran somewhere; a setting one of them lacks is judged without it, and the outcome says so.
     """
     from reprolib.papers.aim.figures import best_share
     from reprolib.papers.aim.setup import PRIOR_WORKLOAD_AWARE
@@ -131,8 +141,8 @@ def _rap_never_best_before_aim(ctx: CheckContext, scale: str) -> Outcome:
                        f"ranks {', '.join(PRIOR_WORKLOAD_AWARE)} together", expected)
     share = best_share(rows, PRIOR_WORKLOAD_AWARE)
     return Outcome("pass" if share["RAP"] == 0 else "fail",
-                   "best of " + ", ".join(f"{m} {share[m]:.0%}" for m in PRIOR_WORKLOAD_AWARE),
-                   expected)
+                   "best of " + ", ".join(f"{m} {share[m]:.0%}" for m in PRIOR_WORKLOAD_AWARE)
+                   + _absent(rows, PRIOR_WORKLOAD_AWARE), expected)
 
 
 def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
@@ -202,7 +212,8 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
         checks.append(Check(
             id=f"{artifact}-rap-never-best-{scale}", artifact=artifact, kind="claim", scale=scale,
             data=DATA, description="before AIM, RAP was never the best workload-aware mechanism",
-            evaluate=lambda ctx: _rap_never_best_before_aim(ctx, scale)))
+            evaluate=lambda ctx: _rap_never_best_before_aim(ctx, scale),
+            deviation=RAP_PUBLIC_N))
     return checks
 
 
@@ -267,6 +278,21 @@ PRIVMRF_SKEWED = (
     "and nltcs), and PrivMRF's median error is 1.8 (adult), 1.4 (titanic) and 2.8 (nltcs) times the "
     "best other mechanism's: workload-awareness matters on this workload more than in the "
     f"paper. {PRIVMRF_CAVEATS}")
+RAP_PUBLIC_N = (
+    "Not seen on titanic at the two smallest ε at small scale: there RAP's mean error is the "
+    "lowest of MWEM+PGM, GEM and RAP (ε = 0.01: 1.70 against GEM's 1.92 and MWEM+PGM's 1.95; "
+    "0.0316: 1.71 against 1.83 and 1.88; three trials), in no other setting (GEM's salary runs "
+    "are still to come). The record count decides it, which Definition 2's error counts: RAP and "
+    "GEM, as their authors' code, take N as public and release exactly N records, while "
+    "MWEM+PGM's synthetic data has its model's total, estimated from the noisy measurements, "
+    "which at these ε lands anywhere from almost no records (error 1.0) to many times N. Twenty "
+    "trials of the same cells (benchmarks/aim_more_trials.py; "
+    "results/aim/benchmarks/more-trials.csv): MWEM+PGM's mean error 4.43 at ε = 0.01 (standard "
+    "error 1.21, median 2.31, one trial 21.3) and 2.21 at 0.0316 (0.25, median 2.09), RAP's 1.69 "
+    "at both (0.01). In the total-variation variant, which compares the distributions and not "
+    "the sizes, RAP and MWEM+PGM are within 0.04 of one another (0.847 and 0.882 at ε = 0.01, "
+    "0.846 and 0.829 at 0.0316) and AIM is below both (0.836, 0.783). GEM was not run beyond "
+    "the grid's three trials (eight minutes a run here).")
 LARGE_DOMAIN_RISES = (
     "On adult and salary, the largest domains run so far at small scale, AIM's mean error is "
     "not monotone at large ε: adult all-3way 0.0933 at ε 10 and 0.0938 at 31.6; salary "

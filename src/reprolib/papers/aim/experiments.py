@@ -118,8 +118,9 @@ def _figure_cells(artifact: str):
     def cells(scale: Scale, profile: Profile) -> list[Cell]:
         return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
                      params=params(profile, d, m))
-                for d, m, e, t in itertools.product(profile.datasets, profile.mechanisms,
-                                                    profile.epsilons, range(profile.trials))]
+                for d in profile.datasets
+                for m, e, t in itertools.product(profile.mechanisms_on(d), profile.epsilons,
+                                                 range(profile.trials))]
     return cells
 
 

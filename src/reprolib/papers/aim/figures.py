@@ -54,10 +54,23 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
 
 def best_share(frame: pd.DataFrame, mechanisms: tuple[str, ...],
                metric: str = "workload_error") -> pd.Series:
-    """Share of (dataset, epsilon) settings in which each of ``mechanisms`` has the lowest mean."""
+    """Share of (dataset, epsilon) settings in which each of ``mechanisms`` has the lowest mean,
+    among those of them that ran in the setting (:func:`absent_runs` names the others).
+    """
     summary = summarise(frame[frame["mechanism"].isin(mechanisms)], metric)
     winners = summary.loc[summary.groupby(["dataset", "epsilon"])["mean"].idxmin(), "mechanism"]
     return winners.value_counts(normalize=True).reindex(mechanisms, fill_value=0.0)
+
+
+def absent_runs(frame: pd.DataFrame, mechanisms: tuple[str, ...]) -> str:
+    """Which of ``mechanisms`` have no runs on which of ``frame``'s datasets, in words ("" when
+    every one ran on every dataset): the settings :func:`best_share` judged without them.
+    """
+    datasets = list(dict.fromkeys(frame["dataset"]))
+    ran = frame.groupby("mechanism")["dataset"].unique()
+    lacking = {m: [d for d in datasets if m not in ran or d not in ran[m]] for m in mechanisms}
+    return "; ".join(f"{m} not run on {', '.join(missing)}"
+                     for m, missing in lacking.items() if missing)
 
 
 def capacity_sweep(frame: pd.DataFrame):
