@@ -113,7 +113,7 @@ glue(f"{artifact}-figure", error_vs_epsilon(results))
 # MWEM+PGM in 65 % of the settings, GEM in 35 % and RAP in none (Section 6.2). Here: the share of
 # (dataset, ε) settings in which each workload-aware mechanism we re-ran has the lowest mean
 # error, with AIM and without it (the second among MWEM+PGM, GEM and RAP, the paper's three).
-# A setting where one of them did not run yet is judged among the others; the line under the
+# A setting where one of them did not run yet is judged among the others; the line above the
 # table names them.
 
 # %% tags=["hide-input"]
