@@ -113,6 +113,30 @@ def test_small_counts_as_whole_design_only_where_the_spec_declares_it(results):
     assert reproduction_status(TINY, TINY.artifact("beta-small"), results)[0] == "whole design"
 
 
+def small_gaps(artifact_id: str) -> str:
+    """A made-up paper's gaps: beta-small's grid lacks one dataset."""
+    return "nltcs (every mechanism)" if artifact_id == "beta-small" else ""
+
+
+def test_the_note_names_what_the_small_grid_still_lacks(results):
+    gappy = Catalogue([PaperSpec(key="beta", title="Beta", caption="Beta", order=2,
+                                 design_gaps=f"{__name__}:small_gaps",
+                                 artifacts=(_artifact("beta-small", "beta"),))])
+    assert reproduction_status(gappy, gappy.artifact("beta-small"), results) == (
+        "re-run", "small results cover part of the design (still to run: nltcs (every mechanism))")
+
+
+def test_aim_names_its_pending_datasets_and_runs():
+    from reprolib.papers.aim.setup import pending_datasets, pending_runs
+
+    gap = catalogue().paper("aim").small_gap("aim-fig2")
+    for dataset in pending_datasets("small"):
+        assert dataset in gap
+    for mechanism, datasets in pending_runs("small").items():
+        assert f"{mechanism} on {', '.join(datasets)}" in gap
+    assert catalogue().paper("aim").small_gap("aim-tab3") == ""
+
+
 def test_paper_scale_runs_are_spot_runs_until_the_spec_declares_the_grid_complete(results):
     spot = Catalogue([PaperSpec(key="alpha", title="Alpha", caption="Alpha", order=1,
                                 artifacts=tuple(TINY.paper("alpha").artifacts),

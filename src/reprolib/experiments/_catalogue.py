@@ -56,6 +56,9 @@ class PaperSpec:
         small_covers_design: whether the ``small`` profiles cover the paper's whole design
             (DESIGN.md: every dataset or its named stand-in, every epsilon, every mechanism, at
             least 3 trials); the scorecard's ``whole design`` status rests on this declaration.
+        design_gaps: ``"module:attribute"`` of a function from an artifact id to what its
+            ``small`` grid still lacks of the paper's design, in words ("" for nothing known),
+            which the scorecard adds to its note while ``small_covers_design`` is false.
         paper_covers_design: whether the committed ``paper``-scale stores hold every cell of
             the paper's grid; until then they hold spot runs at the paper's settings, and the
             scorecard's ``paper scale`` status waits for this declaration (which the committed
@@ -77,6 +80,7 @@ class PaperSpec:
     checks: str | None = None
     chapters: tuple[Chapter, ...] = ()
     small_covers_design: bool = False
+    design_gaps: str | None = None
     paper_covers_design: bool = False
     no_data: Mapping[str, str] = dataclasses.field(default_factory=dict)
     stand_ins: Mapping[str, str] = dataclasses.field(default_factory=dict)
@@ -94,6 +98,10 @@ class PaperSpec:
         unknown = sorted((set(self.experiments) | set(self.no_data)) - ids)
         if unknown:
             raise ValueError(f"paper {self.key!r} names unknown artifacts {unknown}")
+
+    def small_gap(self, artifact_id: str) -> str:
+        """What the artifact's ``small`` grid lacks of the paper's design ("" if not known)."""
+        return str(_resolve(self.design_gaps)(artifact_id)) if self.design_gaps else ""
 
     def load_checks(self) -> tuple[Check, ...]:
         """The paper's checks (imports the module that defines them)."""

@@ -53,7 +53,9 @@ def reproduction_status(catalogue: Catalogue, artifact: Artifact,
     if "small" in recorded and spec.small_covers_design:
         status, note = WHOLE_DESIGN, "paper-scale grid not committed"
     elif "small" in recorded:
-        status, note = RERUN, "small results cover part of the design"
+        gap = spec.small_gap(artifact.id)
+        status, note = RERUN, "small results cover part of the design" + (
+            f" (still to run: {gap})" if gap else "")
     elif "smoke" in recorded:
         status, note = RERUN, "smoke results only"
     elif spot:

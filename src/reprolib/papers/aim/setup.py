@@ -147,6 +147,18 @@ def pending_runs(scale: Scale) -> dict[Mechanism, tuple[str, ...]]:
     return {m: datasets for m, datasets in missing.items() if datasets}
 
 
+def small_design_gaps(artifact: str) -> str:
+    """What the ``small`` grid of ``artifact`` lacks of the paper's design, in words: for
+    Figures 1-3 the datasets and the mechanism's runs still pending; "" for the others.
+    """
+    if artifact not in ("aim-fig1", "aim-fig2", "aim-fig3"):
+        return ""
+    gaps = [f"{', '.join(pending_datasets('small'))} (every mechanism)"] if pending_datasets(
+        "small") else []
+    gaps += [f"{m} on {', '.join(datasets)}" for m, datasets in pending_runs("small").items()]
+    return "; ".join(gaps)
+
+
 def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
     """``settings`` at ``scale``: ``extra`` where given, else the scale's Profile field of that name."""
     profile = PROFILES[scale]
