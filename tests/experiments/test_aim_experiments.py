@@ -187,7 +187,8 @@ def test_rap_runs_in_every_grid_and_gem_waits_at_small_only_on_salary():
     assert pending_runs("small") == {"GEM": ("salary",)}
     # results/pending's resumption of the waiting runs lifts the wait
     waiting = {"datasets": ("salary",), "mechanisms": ("GEM",)}
-    assert grid("aim-fig1", "small", **waiting) == []
+    with pytest.raises(ValueError, match="pending=\\{\\}"):
+        grid("aim-fig1", "small", **waiting)
     assert len(grid("aim-fig1", "small", **waiting, pending={})) == 9 * 3
     # a pending pair leaves out exactly its cells: the other mechanisms run on salary
     per_setting = len(PROFILES["small"].epsilons) * PROFILES["small"].trials

@@ -116,11 +116,17 @@ def _figure_cells(artifact: str):
         return params
 
     def cells(scale: Scale, profile: Profile) -> list[Cell]:
-        return [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
+        grid = [Cell(artifact=artifact, mechanism=m, dataset=d, epsilon=e, delta=DELTA, seed=t,
                      params=params(profile, d, m))
                 for d in profile.datasets
                 for m, e, t in itertools.product(profile.mechanisms_on(d), profile.epsilons,
                                                  range(profile.trials))]
+        if not grid and profile.datasets and profile.mechanisms and profile.epsilons:
+            raise ValueError(
+                f"{artifact} at {scale}: {', '.join(profile.mechanisms)} on "
+                f"{', '.join(profile.datasets)} is still pending in the {scale} profile, so no "
+                "cell is left to run; add the override pending={} to run them")
+        return grid
     return cells
 
 
