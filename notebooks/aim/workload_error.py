@@ -74,6 +74,7 @@ from reprolib.papers.aim.setup import (
     SINGLE_FIT,
     pending_datasets,
     pending_runs,
+    pending_runs_in_words,
 )
 
 results = run_experiment(artifact, scale=scale, device=device, progress=False,
@@ -97,8 +98,7 @@ if scale == "small" and pending_datasets(scale):
     lines.append("the whole design is computed dataset by dataset; still to run at this "
                  f"scale: {', '.join(pending_datasets(scale))}")
 if pending_runs(scale):
-    lines.append("re-implemented, not yet run at this scale: " + "; ".join(
-        f"{m} on {', '.join(datasets)}" for m, datasets in pending_runs(scale).items()))
+    lines.append(f"re-implemented, not yet run at this scale: {pending_runs_in_words(scale)}")
 lines.append(f"compute: {compute_summary(results)}")
 print("\n".join(textwrap.fill(line, 72, subsequent_indent="  ") for line in lines))
 

@@ -148,16 +148,20 @@ def pending_runs(scale: Scale) -> dict[Mechanism, tuple[str, ...]]:
     return {m: datasets for m, datasets in missing.items() if datasets}
 
 
+def pending_runs_in_words(scale: Scale) -> str:
+    """:func:`pending_runs` as the pages print it ("GEM on salary"; "" when none)."""
+    return "; ".join(f"{m} on {', '.join(datasets)}" for m, datasets in pending_runs(scale).items())
+
+
 def small_design_gaps(artifact: str) -> str:
     """What the ``small`` grid of ``artifact`` lacks of the paper's design, in words: for
     Figures 1-3 the datasets and the mechanism's runs still pending; "" for the others.
     """
     if artifact not in ("aim-fig1", "aim-fig2", "aim-fig3"):
         return ""
-    gaps = [f"{', '.join(pending_datasets('small'))} (every mechanism)"] if pending_datasets(
-        "small") else []
-    gaps += [f"{m} on {', '.join(datasets)}" for m, datasets in pending_runs("small").items()]
-    return "; ".join(gaps)
+    datasets = ", ".join(pending_datasets("small"))
+    gaps = (f"{datasets} (every mechanism)" if datasets else "", pending_runs_in_words("small"))
+    return "; ".join(gap for gap in gaps if gap)
 
 
 def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
