@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -104,7 +103,7 @@ FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "RAP", "Pr
 # grids still being computed at ``small``, in results/pending: GEM on salary (20-30 minutes a run
 # on a CPU core there, whose 3-way marginals reach 33 x 76 x 501 cells; 20 s to 4 minutes on the
 # other datasets)
-PENDING_AT_SMALL: Mapping[Mechanism, tuple[str, ...]] = MappingProxyType({"GEM": ("salary",)})
+PENDING_AT_SMALL: Mapping[Mechanism, tuple[str, ...]] = {"GEM": ("salary",)}
 # the reference code's MWEM+PGM cap (25 MB) over AIM's capacity (80 MB)
 MWEM_CAPACITY_SHARE = 25.0 / 80.0
 
