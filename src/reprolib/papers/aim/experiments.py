@@ -121,7 +121,9 @@ def _figure_cells(artifact: str):
                 for d in profile.datasets
                 for m, e, t in itertools.product(profile.mechanisms_on(d), profile.epsilons,
                                                  range(profile.trials))]
-        if not grid and profile.datasets and profile.mechanisms and profile.epsilons:
+        # with datasets, mechanisms, epsilons and trials all given, only pending pairs empty it
+        if not grid and all((profile.datasets, profile.mechanisms, profile.epsilons,
+                             profile.trials)):
             raise ValueError(
                 f"{artifact} at {scale}: {', '.join(profile.mechanisms)} on "
                 f"{', '.join(profile.datasets)} is still pending in the {scale} profile, so no "
