@@ -89,9 +89,12 @@ lines = [f"{artifact}: workload {workload}; scale = {scale} ({SCALE_MEANING[scal
           f"({', '.join(SINGLE_FIT)}: their configs' iterations, one fit each); AIM capacity "
           f"{profile.max_model_size_mb:g} MB (PrivMRF's largest clique alike), MWEM+PGM cap "
           f"{profile.mwem_max_model_size_mb:g} MB")]
-for dataset, capacity in profile.capacity_by_dataset.items():
-    lines.append(f"{dataset}: AIM capacity {capacity:g} MB, MWEM+PGM cap "
-                 f"{profile.capacities(dataset)[1]:g} MB (1 MB cannot hold its domain)")
+for dataset in sorted(set(results["dataset"])):
+    capacity, cap = profile.capacities(dataset)
+    iterations = profile.iterations(dataset)
+    if (capacity, iterations) != (profile.max_model_size_mb, profile.pgm_iters):
+        lines.append(f"{dataset}: AIM capacity {capacity:g} MB, MWEM+PGM cap {cap:g} MB, "
+                     f"{iterations} Private-PGM iterations a round (its large domain needs more)")
 if profile.attributes:
     lines.append(f"smoke scale: only the attributes {', '.join(profile.attributes)}")
 if scale == "small" and pending_datasets(scale):

@@ -33,6 +33,7 @@ from reprolib.papers.aim.setup import (
     load_cell_data,
     run_mechanism,
     run_params,
+    unread_params,
 )
 
 FIGURE_WORKLOADS = {"aim-fig1": "all-3way", "aim-fig2": "target", "aim-fig3": "skewed"}
@@ -58,7 +59,8 @@ TITANIC_ZERO_PAIRS = (("Pclass", "SibSp"), ("SibSp", "Embarked"))
 
 
 def _profile_params(profile: Profile, dataset: str) -> dict[str, object]:
-    return run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.capacities(dataset)[0],
+    return run_params(pgm_iters=profile.iterations(dataset),
+                      max_model_size_mb=profile.capacities(dataset)[0],
                       loss_weighting=profile.loss_weighting, step_rule=profile.step_rule,
                       attributes=profile.attributes, final_pgm_iters=profile.final_pgm_iters)
 
@@ -107,6 +109,10 @@ def _figure_cells(artifact: str):
         # a cell records only the settings its mechanism reads: MWEM+PGM's cap, and no reduced
         # iterations for the mechanisms that keep their reference ones
         params = {**_profile_params(profile, dataset), "workload": FIGURE_WORKLOADS[artifact]}
+        if "pgm_iters" in unread_params(mechanism):
+            # RAP, GEM and Gaussian record the profile's general count, unread, as their stored
+            # runs always did: a dataset's own count (msnbc's) must not change their keys
+            params["pgm_iters"] = profile.pgm_iters
         if mechanism == "MWEM+PGM":
             return {**params, "mwem_max_model_size_mb": float(profile.capacities(dataset)[1])}
         if mechanism == "PrivMRF":  # its early stopping, recorded so that a new default reruns
