@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from reprolib.experiments._checks import (
+    GEM_ACROSS_CPUS,
     TRAINED_ACROSS_CPUS,
     Check,
     CheckContext,
@@ -489,8 +490,9 @@ CHECKS: list[Check] = [
     *(regression_check(artifact, ["workload_error"], rtol=1e-6,
                        cross_cpu_rtol=TRAINED_ACROSS_CPUS, data="titanic, five attributes (smoke)")
       for artifact in ("aim-fig4ab", "aim-fig4c", "aim-fig7")),
+    # their smoke grids run GEM (which moved by 1.0e-2 on an AVX2 EPYC)
     *(regression_check(artifact, ["workload_error"], rtol=1e-6,
-                       cross_cpu_rtol=TRAINED_ACROSS_CPUS, small_spots=SMALL_SPOTS,
+                       cross_cpu_rtol=GEM_ACROSS_CPUS, small_spots=SMALL_SPOTS,
                        data="titanic, five attributes (smoke); titanic (small spots)")
       for artifact in ("aim-fig1", "aim-fig2", "aim-fig3")),
     regression_check("aim-fig5", ["matching_fraction"], rtol=1e-9,
