@@ -37,8 +37,8 @@ Status = Literal["pass", "fail", "missing", "not-applicable", "deviation"]
 FAILING: tuple[Status, ...] = ("fail", "missing")
 
 #: The cross-CPU tolerance of a regression check whose smoke grid trains or fits a model (see
-#: :func:`regression_check`); checks whose grids moved more across CPU kinds state their own.
-#: Measured across three CPU kinds (book/reproducing.md): up to 2.7e-3 without GEM.
+#: :func:`regression_check`), measured across three CPU kinds (book/reproducing.md); checks
+#: whose grids moved by more there state their own.
 TRAINED_ACROSS_CPUS = 1e-2
 #: The same for the grids that run GEM, whose smoke runs moved by up to 1.5e-2.
 GEM_ACROSS_CPUS = 5 * TRAINED_ACROSS_CPUS
