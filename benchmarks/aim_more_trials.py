@@ -39,7 +39,7 @@ import pandas as pd
 from _records import append  # the benchmarks' CSV writer (a sibling module)
 
 from reprolib.experiments import run_experiment
-from reprolib.papers.aim.setup import PAPER_EPSILONS
+from reprolib.papers.aim.setup import PAPER_EPSILONS, unread_params
 
 
 def parse_args() -> argparse.Namespace:
@@ -102,7 +102,8 @@ def main() -> None:
                 params = json.loads(run["params_json"])
                 row = {"artifact": artifact, "mechanism": run["mechanism"],
                        "dataset": run["dataset"], "workload": params["workload"],
-                       "pgm_iters": params.get("pgm_iters", ""),
+                       "pgm_iters": "" if "pgm_iters" in unread_params(run["mechanism"])
+                       else params["pgm_iters"],
                        "epsilon": run["epsilon"], "seed": run["seed"],
                        "workload_error": run["metric.workload_error"],
                        "workload_error_tv": run["metric.workload_error_tv"],
