@@ -156,3 +156,21 @@ def test_error_figure_of_one_setting_warns_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         error_vs_epsilon(frame)
+
+
+def test_error_figure_wraps_panels_and_its_legend_names_every_mechanism():
+    """Five datasets make two rows of three panels; the spare cell holds the legend, which
+    names a mechanism that did not run on the last dataset too."""
+    from reprolib.papers.aim.figures import error_vs_epsilon
+
+    datasets = ["adult", "fire", "nltcs", "salary", "titanic"]
+    frame = pd.DataFrame([{"dataset": d, "mechanism": m, "epsilon": e,
+                           "metric.workload_error": 0.1 * e}
+                          for d in datasets for m in ("AIM", "GEM", "MST") for e in (1.0, 10.0)
+                          if (m, d) != ("GEM", "titanic")])
+    fig = error_vs_epsilon(frame)
+    panels = [ax for ax in fig.axes if ax.axison]
+    assert [ax.get_title() for ax in panels] == datasets
+    assert len(fig.axes) == 6 and fig.axes[0].get_gridspec().get_geometry() == (2, 3)
+    (spare,) = [ax for ax in fig.axes if not ax.axison]
+    assert [t.get_text() for t in spare.get_legend().get_texts()] == ["AIM", "GEM", "MST"]

@@ -4,10 +4,12 @@ mean over trials with min-max bars, workload-aware mechanisms solid and the othe
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
-from reprolib.figures._style import new_figure
+from reprolib.figures._style import new_figure, new_grid
 from reprolib.papers.aim.setup import WORKLOAD_AWARE
 
 MECHANISM_COLOURS = {
@@ -15,6 +17,7 @@ MECHANISM_COLOURS = {
     "PrivBayes+PGM": "#9467bd", "Independent": "#7f7f7f", "Gaussian": "#ff7f0e",
     "GEM": "#8c564b", "RAP": "#bcbd22", "PrivMRF": "#e377c2",
 }
+PANELS_PER_ROW = 3  # the most dataset panels side by side in the book's text width
 
 
 def _errorbar(ax, rows: pd.DataFrame, x: str, **style) -> None:
@@ -34,10 +37,15 @@ def summarise(frame: pd.DataFrame, metric: str = "workload_error") -> pd.DataFra
 
 def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
                      ylabel: str = "workload error (Definition 2)"):
-    """One panel per dataset: ``metric`` against epsilon for every mechanism."""
+    """One panel per dataset: ``metric`` against epsilon for every mechanism, in rows of at
+    most three panels as even as can be; the legend takes a spare cell of the grid when there
+    is one, else the last panel.
+    """
     summary = summarise(frame, metric)
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = new_figure(len(datasets), width=3.6, height=3.0)
+    nrows = math.ceil(len(datasets) / PANELS_PER_ROW)
+    fig, grid = new_grid(nrows, math.ceil(len(datasets) / nrows), width=3.6, height=3.0)
+    axes, spare = grid.ravel()[:len(datasets)], grid.ravel()[len(datasets):]
     for ax, dataset in zip(axes, datasets, strict=True):
         for mechanism, rows in summary[summary["dataset"] == dataset].groupby("mechanism"):
             _errorbar(ax, rows, "epsilon", label=mechanism,
@@ -47,8 +55,19 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
         ax.set_yscale("log")
         ax.set_title(dataset)
         ax.set_xlabel("ε")
-    axes[0].set_ylabel(ylabel)
-    axes[-1].legend(fontsize=7, loc="best")
+    for row in grid:
+        row[0].set_ylabel(ylabel)
+    for ax in spare:
+        ax.set_axis_off()
+    # every mechanism once, also one that ran on some datasets only
+    legend = {label: handle for ax in axes for handle, label in zip(
+        *ax.get_legend_handles_labels(), strict=True)}
+    labels = sorted(legend)
+    handles = [legend[label] for label in labels]
+    if len(spare):
+        spare[0].legend(handles, labels, loc="center")
+    else:
+        axes[-1].legend(handles, labels, fontsize=7, loc="best")
     return fig
 
 
