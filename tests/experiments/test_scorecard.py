@@ -114,16 +114,23 @@ def test_small_counts_as_whole_design_only_where_the_spec_declares_it(results):
 
 
 def small_gaps(artifact_id: str) -> str:
-    """A made-up paper's gaps: beta-small's grid lacks one dataset."""
+    """A made-up paper's gaps: beta-small's grid lacks one dataset, beta-whole's nothing."""
     return "nltcs (every mechanism)" if artifact_id == "beta-small" else ""
 
 
-def test_the_note_names_what_the_small_grid_still_lacks(results):
+def test_the_gaps_decide_artifact_by_artifact_and_the_note_names_them(results):
     gappy = Catalogue([PaperSpec(key="beta", title="Beta", caption="Beta", order=2,
                                  design_gaps=f"{__name__}:small_gaps",
-                                 artifacts=(_artifact("beta-small", "beta"),))])
+                                 artifacts=(_artifact("beta-small", "beta"),
+                                            _artifact("beta-whole", "beta")))])
+    ResultsStore(store_path("beta-whole", "small", results, within=gappy)).append(
+        Cell(artifact="beta-whole", mechanism="m", dataset="nltcs", epsilon=1.0, delta=None,
+             seed=0, params={}), scale="small", metrics={}, wall_time_s=0.0,
+        provenance=PROVENANCE)
     assert reproduction_status(gappy, gappy.artifact("beta-small"), results) == (
         "re-run", "small results cover part of the design (still to run: nltcs (every mechanism))")
+    assert reproduction_status(gappy, gappy.artifact("beta-whole"), results) == (
+        "whole design", "paper-scale grid not committed")
 
 
 def test_aim_names_its_pending_datasets_and_runs():
@@ -135,6 +142,9 @@ def test_aim_names_its_pending_datasets_and_runs():
     for mechanism, datasets in pending_runs("small").items():
         assert f"{mechanism} on {', '.join(datasets)}" in gap
     assert catalogue().paper("aim").small_gap("aim-tab3") == ""
+    assert "1,280 MB" in catalogue().paper("aim").small_gap("aim-fig4ab")
+    if pending_datasets("small"):
+        assert catalogue().paper("aim").small_gap("aim-fig6").startswith("AIM on ")
 
 
 def test_paper_scale_runs_are_spot_runs_until_the_spec_declares_the_grid_complete(results):
@@ -201,10 +211,13 @@ def test_specs_reject_half_declared_stand_ins_and_unknown_no_data_artifacts():
 
 
 def test_the_installed_papers_say_what_their_small_profiles_cover():
-    """AIM's small profiles cover part of its design (for now); PrivPGD's, RAP++'s and the
-    preliminaries chapter's cover all of it; an artifact without a notebook is not re-run."""
+    """AIM's small profiles cover part of its design (for now), artifact by artifact; PrivPGD's,
+    RAP++'s and the preliminaries chapter's cover all of it; an artifact without a notebook is
+    not re-run."""
     papers = catalogue()
     assert not papers.paper("aim").small_covers_design
+    assert reproduction_status(papers, papers.artifact("aim-tab2"))[0] == "whole design"
+    assert reproduction_status(papers, papers.artifact("aim-fig4ab"))[0] == "re-run"
     assert papers.paper("privpgd").small_covers_design
     assert reproduction_status(papers, papers.artifact("privpgd-tab4")) == (
         "whole design", "paper-scale grid not committed")

@@ -55,10 +55,12 @@ class PaperSpec:
         chapters: the hand-written pages that open the paper's part, before the generated ones.
         small_covers_design: whether the ``small`` profiles cover the paper's whole design
             (DESIGN.md: every dataset or its named stand-in, every epsilon, every mechanism, at
-            least 3 trials); the scorecard's ``whole design`` status rests on this declaration.
+            least 3 trials); the scorecard's ``whole design`` status rests on this declaration
+            or, artifact by artifact, on ``design_gaps``.
         design_gaps: ``"module:attribute"`` of a function from an artifact id to what its
-            ``small`` grid still lacks of the paper's design, in words ("" for nothing known),
-            which the scorecard adds to its note while ``small_covers_design`` is false.
+            ``small`` grid still lacks of the paper's design, in words, "" when it lacks
+            nothing: a paper that declares it states its coverage artifact by artifact, and the
+            scorecard adds the gaps to its note.
         paper_covers_design: whether the committed ``paper``-scale stores hold every cell of
             the paper's grid; until then they hold spot runs at the paper's settings, and the
             scorecard's ``paper scale`` status waits for this declaration (which the committed
@@ -100,8 +102,17 @@ class PaperSpec:
             raise ValueError(f"paper {self.key!r} names unknown artifacts {unknown}")
 
     def small_gap(self, artifact_id: str) -> str:
-        """What the artifact's ``small`` grid lacks of the paper's design ("" if not known)."""
+        """What the artifact's ``small`` grid lacks of the paper's design.
+
+        "" if nothing, or if the paper declares no ``design_gaps``.
+        """
         return str(_resolve(self.design_gaps)(artifact_id)) if self.design_gaps else ""
+
+    def small_covers(self, artifact_id: str) -> bool:
+        """Whether the artifact's ``small`` grid covers the paper's whole design for it."""
+        if self.design_gaps:
+            return not self.small_gap(artifact_id)
+        return self.small_covers_design
 
     def load_checks(self) -> tuple[Check, ...]:
         """The paper's checks (imports the module that defines them)."""

@@ -7,8 +7,8 @@ and the results store; nothing is typed by hand.
 
 Status, from the lowest: **not re-run** (no notebook, or no results recorded) -> **re-run** (a
 notebook and smoke or small results) -> **whole design** (small results, and the paper's spec
-declares that its small profile covers the paper's whole design) -> **paper scale** (paper-scale
-results).
+declares that its small profile covers the paper's whole design, for the whole paper or artifact
+by artifact) -> **paper scale** (paper-scale results).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def reproduction_status(catalogue: Catalogue, artifact: Artifact,
     spot = "paper" in recorded  # spot runs, until the paper declares its paper grid complete
     if spot and spec.paper_covers_design:
         return PAPER_SCALE, ""
-    if "small" in recorded and spec.small_covers_design:
+    if "small" in recorded and spec.small_covers(artifact.id):
         status, note = WHOLE_DESIGN, "paper-scale grid not committed"
     elif "small" in recorded:
         gap = spec.small_gap(artifact.id)

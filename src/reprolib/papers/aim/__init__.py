@@ -9,7 +9,7 @@ SPEC = PaperSpec(
     key="aim",
     title="AIM (McKenna, Mullins, Sheldon, Miklau; VLDB 2022)",
     caption="AIM",
-    design_gaps="reprolib.papers.aim.setup:small_design_gaps",
+    design_gaps="reprolib.papers.aim.studies:small_design_gaps",
     order=10,
     artifacts=(
         Artifact(id="aim-tab1", paper="aim",

@@ -165,17 +165,6 @@ def pending_runs_in_words(scale: Scale) -> str:
     return "; ".join(f"{m} on {', '.join(datasets)}" for m, datasets in pending_runs(scale).items())
 
 
-def small_design_gaps(artifact: str) -> str:
-    """What the ``small`` grid of ``artifact`` lacks of the paper's design, in words: for
-    Figures 1-3 the datasets and the mechanism's runs still pending; "" for the others.
-    """
-    if artifact not in ("aim-fig1", "aim-fig2", "aim-fig3"):
-        return ""
-    datasets = ", ".join(pending_datasets("small"))
-    gaps = (f"{datasets} (every mechanism)" if datasets else "", pending_runs_in_words("small"))
-    return "; ".join(gap for gap in gaps if gap)
-
-
 def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
     """``settings`` at ``scale``: ``extra`` where given, else the scale's Profile field of that name."""
     profile = PROFILES[scale]

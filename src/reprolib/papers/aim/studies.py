@@ -28,6 +28,8 @@ from reprolib.papers.aim.setup import (
     error_metrics,
     from_profile,
     load_cell_data,
+    pending_datasets,
+    pending_runs_in_words,
     run_mechanism,
     run_params,
 )
@@ -315,3 +317,45 @@ RUNTIME = Experiment(artifact="aim-fig6", settings=NoSettings, defaults=no_setti
                      cells=_runtime_cells, compute=_runtime_run)
 MWEM_GENERATORS = Experiment(artifact="aim-fig7", settings=MWEMSettings, defaults=mwem_settings,
                              cells=_mwem_cells, compute=_mwem_run)
+
+
+# -- what the small grids lack of the paper's design ---------------------------------------------
+
+def _missing(paper: tuple, small: tuple) -> list:
+    return [value for value in paper if value not in small]
+
+
+def small_design_gaps(artifact: str) -> str:
+    """What the ``small`` grid of ``artifact`` lacks of the paper's design, in words.
+
+    "" when it covers all of it (the scorecard then says "whole design"). Read off the profiles
+    and the ``paper`` settings, so that a gap closes when the small grid grows:
+
+    - Figures 1-3: the datasets not run yet, and the mechanisms' runs still pending;
+    - Figures 5 and 6, read off AIM's runs of Figures 1-3 (of Figure 1 for 6): those datasets;
+    - Figure 4 (a-b): the paper's capacities above the small sweep's;
+    - Figure 7: the datasets, epsilons and round counts T of the paper grid not run;
+    - Tables 1-3 and Figure 4 (c): nothing (every mechanism, dataset and epsilon, at least 3
+      trials; only compute knobs are cut).
+    """
+    if artifact in ("aim-fig1", "aim-fig2", "aim-fig3"):
+        datasets = ", ".join(pending_datasets("small"))
+        gaps = [f"{datasets} (every mechanism)" if datasets else "",
+                pending_runs_in_words("small")]
+    elif artifact in ("aim-fig5", "aim-fig6"):
+        datasets = ", ".join(pending_datasets("small"))
+        gaps = [f"AIM on {datasets}" if datasets else ""]
+    elif artifact == "aim-fig4ab":
+        above = _missing(capacity_settings("paper").capacities_mb,
+                         capacity_settings("small").capacities_mb)
+        gaps = [f"capacities {', '.join(f'{c:,g}' for c in above)} MB" if above else ""]
+    elif artifact == "aim-fig7":
+        small, paper = mwem_settings("small"), mwem_settings("paper")
+        datasets = _missing(paper.datasets, small.datasets)
+        epsilons = _missing(paper.epsilons, small.epsilons)
+        rounds = _missing(paper.mwem_rounds, small.mwem_rounds)
+        gaps = [", ".join(datasets), f"ε = {', '.join(f'{e:g}' for e in epsilons)}" if epsilons
+                else "", f"T = {', '.join(map(str, rounds))}" if rounds else ""]
+    else:
+        gaps = []
+    return "; ".join(gap for gap in gaps if gap)
