@@ -1,5 +1,7 @@
 """The AIM experiments: grids per scale, workloads per dataset, structural zeros, taxonomy."""
 
+import itertools
+
 import pytest
 
 from reprolib.experiments import get_experiment
@@ -174,23 +176,23 @@ def test_large_domains_keep_their_own_capacity_at_small_scale():
     assert PROFILES["paper"].capacities("fire") == (80.0, 25.0)
 
 
-def test_msnbc_runs_the_papers_iterations_at_small_for_every_refitting_mechanism():
+def test_msnbc_and_fire_run_the_papers_iterations_at_small_for_every_refitting_mechanism():
     small = PROFILES["small"]
     assert (small.iterations("msnbc"), small.iterations("fire"), small.iterations("adult")) == (
-        1000, small.pgm_iters, small.pgm_iters)
-    cells = grid("aim-fig1", "small", datasets=["titanic", "msnbc"])
+        1000, 1000, small.pgm_iters)
+    cells = grid("aim-fig1", "small", datasets=["titanic", "msnbc", "fire"])
     for mechanism, field in {"AIM": "pgm_iters", "MWEM+PGM": "pgm_iters",
                              "PrivMRF": "pgm_iters"}.items():
-        for dataset in ("titanic", "msnbc"):
+        for dataset in ("titanic", "msnbc", "fire"):
             cell = next(c for c in cells if (c.mechanism, c.dataset) == (mechanism, dataset))
             assert cell.params["pgm_iters"] == small.iterations(dataset)
             assert getattr(build_mechanism(mechanism, cell.params).config, field) == (
                 small.iterations(dataset))
-    # the mechanisms that do not read the iterations keep their keys (their stored runs) on msnbc
-    for mechanism in ("RAP", "GEM", "Gaussian"):
-        cell = next(c for c in cells if (c.mechanism, c.dataset) == (mechanism, "msnbc"))
+    # the mechanisms that do not read the iterations keep their keys (their stored runs)
+    for mechanism, dataset in itertools.product(("RAP", "GEM", "Gaussian"), ("msnbc", "fire")):
+        cell = next(c for c in cells if (c.mechanism, c.dataset) == (mechanism, dataset))
         assert cell.params["pgm_iters"] == small.pgm_iters
-    # the titanic cells keep their keys: the per-dataset count changes msnbc's cells only
+    # the titanic cells keep their keys: the per-dataset count changes msnbc's and fire's only
     assert grid("aim-fig1", "small", datasets=["titanic"], pgm_iters_by_dataset={}) == [
         c for c in cells if c.dataset == "titanic"]
 
