@@ -174,3 +174,15 @@ def test_error_figure_wraps_panels_and_its_legend_names_every_mechanism():
     assert len(fig.axes) == 6 and fig.axes[0].get_gridspec().get_geometry() == (2, 3)
     (spare,) = [ax for ax in fig.axes if not ax.axison]
     assert [t.get_text() for t in spare.get_legend().get_texts()] == ["AIM", "GEM", "MST"]
+
+
+def test_error_figure_without_a_spare_cell_puts_the_legend_beside_the_panels():
+    from reprolib.papers.aim.figures import error_vs_epsilon
+
+    frame = pd.DataFrame([{"dataset": d, "mechanism": m, "epsilon": 1.0,
+                           "metric.workload_error": 0.1}
+                          for d in ("adult", "nltcs", "salary", "titanic") for m in ("AIM", "MST")])
+    fig = error_vs_epsilon(frame)
+    assert fig.axes[0].get_gridspec().get_geometry() == (2, 2)
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["AIM", "MST"]

@@ -39,7 +39,7 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
                      ylabel: str = "workload error (Definition 2)"):
     """One panel per dataset: ``metric`` against epsilon for every mechanism, in rows of at
     most three panels as even as can be; the legend takes a spare cell of the grid when there
-    is one, else the last panel.
+    is one, else the figure's right margin (never over a curve).
     """
     summary = summarise(frame, metric)
     datasets = list(dict.fromkeys(summary["dataset"]))
@@ -67,7 +67,7 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
     if len(spare):
         spare[0].legend(handles, labels, loc="center")
     else:
-        axes[-1].legend(handles, labels, fontsize=7, loc="best")
+        fig.legend(handles, labels, loc="outside right center")
     return fig
 
 
