@@ -338,13 +338,11 @@ def small_design_gaps(artifact: str) -> str:
     - Tables 1-3 and Figure 4 (c): nothing (every mechanism, dataset and epsilon, at least 3
       trials; only compute knobs are cut).
     """
+    pending = ", ".join(pending_datasets("small"))
     if artifact in ("aim-fig1", "aim-fig2", "aim-fig3"):
-        datasets = ", ".join(pending_datasets("small"))
-        gaps = [f"{datasets} (every mechanism)" if datasets else "",
-                pending_runs_in_words("small")]
+        gaps = [f"{pending} (every mechanism)" if pending else "", pending_runs_in_words("small")]
     elif artifact in ("aim-fig5", "aim-fig6"):
-        datasets = ", ".join(pending_datasets("small"))
-        gaps = [f"AIM on {datasets}" if datasets else ""]
+        gaps = [f"AIM on {pending}" if pending else ""]
     elif artifact == "aim-fig4ab":
         above = _missing(capacity_settings("paper").capacities_mb,
                          capacity_settings("small").capacities_mb)
