@@ -81,7 +81,8 @@ def show(frame):
 # notebook yet, or no results committed); *re-run* (a notebook and its smoke- or small-scale
 # results; the note says what is missing); *whole design* (small-scale results that cover the
 # paper's whole design: every dataset or its named stand-in, every ε, every mechanism, at least
-# three trials); *paper scale* (results at the paper's own settings). **Data**: the paper's own
+# three trials); *paper scale* (results at the paper's own settings, or a small grid that is the
+# paper's cell for cell because nothing in it is cut, as in a taxonomy). **Data**: the paper's own
 # datasets, or the named real tables standing in for them where the paper's cannot be had offline
 # (marked † here and on the pages). **Checks**: how many of the artifact's checks pass; checks not
 # applicable to what was run are counted apart. **Deviations**: claims of the paper our runs

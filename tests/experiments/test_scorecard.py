@@ -3,6 +3,8 @@ counts, deviations and links, and the statuses of the installed papers."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from reprolib.experiments import (
@@ -10,6 +12,7 @@ from reprolib.experiments import (
     Catalogue,
     Cell,
     Check,
+    Experiment,
     Outcome,
     PaperSpec,
     ResultsStore,
@@ -18,6 +21,7 @@ from reprolib.experiments import (
     reproduction_status,
     store_path,
 )
+from reprolib.experiments._experiment import NoSettings, no_settings
 
 PROVENANCE = {"device": "cpu", "versions": {}, "git_revision": "test", "created_at": "now"}
 
@@ -159,6 +163,38 @@ def test_paper_scale_runs_are_spot_runs_until_the_spec_declares_the_grid_complet
         "re-run", "small results cover part of the design; spot runs at the paper's settings")
 
 
+def _cells(scale, settings):
+    """Made-up grids: one cell at every scale, or one whose parameters say the scale."""
+    del settings
+    return [Cell(artifact="gamma", mechanism="m", dataset="nltcs", epsilon=1.0, delta=None,
+                 seed=0, params={})]
+
+
+SAME_AT_EVERY_SCALE = Experiment(artifact="gamma-same", settings=NoSettings,
+                                 defaults=no_settings, cells=_cells, compute=lambda c, d: {})
+CUT_AT_SMALL = Experiment(artifact="gamma-cut", settings=NoSettings, defaults=no_settings,
+                          cells=lambda scale, s: [dataclasses.replace(c, params={"scale": scale})
+                                                  for c in _cells(scale, s)],
+                          compute=lambda c, d: {})
+
+
+def test_a_small_grid_that_is_the_papers_is_paper_scale_once_all_stored(tmp_path):
+    gamma = Catalogue([PaperSpec(
+        key="gamma", title="Gamma", caption="Gamma", order=3,
+        artifacts=(_artifact("gamma-same", "gamma"), _artifact("gamma-cut", "gamma")),
+        experiments={"gamma-same": f"{__name__}:SAME_AT_EVERY_SCALE",
+                     "gamma-cut": f"{__name__}:CUT_AT_SMALL"})])
+    for experiment in (SAME_AT_EVERY_SCALE, CUT_AT_SMALL):
+        store = ResultsStore(store_path(experiment.artifact, "small", tmp_path, within=gamma))
+        assert reproduction_status(gamma, gamma.artifact(experiment.artifact), tmp_path)[0] == (
+            "not re-run")
+        for cell in experiment.cells("small", None):
+            store.append(cell, scale="small", metrics={}, wall_time_s=0.0, provenance=PROVENANCE)
+    assert reproduction_status(gamma, gamma.artifact("gamma-same"), tmp_path) == (
+        "paper scale", "the small grid is the paper's: nothing is cut")
+    assert reproduction_status(gamma, gamma.artifact("gamma-cut"), tmp_path)[0] == "re-run"
+
+
 def test_data_names_the_paper_data_and_each_stand_in(card):
     assert card.loc["alpha-smoke", "data"] == "the paper's data: titanic"
     assert card.loc["alpha-small", "data"] == (
@@ -216,7 +252,10 @@ def test_the_installed_papers_say_what_their_small_profiles_cover():
     not re-run."""
     papers = catalogue()
     assert not papers.paper("aim").small_covers_design
-    assert reproduction_status(papers, papers.artifact("aim-tab2"))[0] == "whole design"
+    assert reproduction_status(papers, papers.artifact("aim-tab3"))[0] == "whole design"
+    for same in ("aim-tab1", "aim-tab2", "rappp-tab2"):  # their scales cut nothing
+        assert reproduction_status(papers, papers.artifact(same)) == (
+            "paper scale", "the small grid is the paper's: nothing is cut")
     assert reproduction_status(papers, papers.artifact("aim-fig4ab"))[0] == "re-run"
     assert papers.paper("privpgd").small_covers_design
     assert reproduction_status(papers, papers.artifact("privpgd-tab4")) == (

@@ -8,7 +8,8 @@ and the results store; nothing is typed by hand.
 Status, from the lowest: **not re-run** (no notebook, or no results recorded) -> **re-run** (a
 notebook and smoke or small results) -> **whole design** (small results, and the paper's spec
 declares that its small profile covers the paper's whole design, for the whole paper or artifact
-by artifact) -> **paper scale** (paper-scale results).
+by artifact) -> **paper scale** (paper-scale results, or a small grid that is, cell for cell, the
+paper's: an artifact whose scales cut nothing, such as a taxonomy or dataset statistics).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pandas as pd
 from reprolib.experiments._artifacts import Artifact
 from reprolib.experiments._catalogue import COMPANION, SCORECARD, Catalogue, PaperSpec
 from reprolib.experiments._checks import Check, Outcome
-from reprolib.experiments._experiment import store_path
+from reprolib.experiments._experiment import CellsNotStored, store_path, stored_only
 from reprolib.experiments._scales import SCALES
 from reprolib.experiments._store import ResultsStore
 
@@ -50,6 +51,8 @@ def reproduction_status(catalogue: Catalogue, artifact: Artifact,
     spot = "paper" in recorded  # spot runs, until the paper declares its paper grid complete
     if spot and spec.paper_covers_design:
         return PAPER_SCALE, ""
+    if "small" in recorded and _small_grid_is_the_papers(catalogue, artifact, root):
+        return PAPER_SCALE, "the small grid is the paper's: nothing is cut"
     if "small" in recorded and spec.small_covers(artifact.id):
         status, note = WHOLE_DESIGN, "paper-scale grid not committed"
     elif "small" in recorded:
@@ -107,6 +110,27 @@ def artifact_scorecard(catalogue: Catalogue, evaluated: Sequence[tuple[Check, Ou
                      if artifact.notebook else ""),
         })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _small_grid_is_the_papers(catalogue: Catalogue, artifact: Artifact,
+                              root: Path | None = None) -> bool:
+    """Whether the artifact's small cells are its paper cells, key for key, all of them stored.
+
+    Grids read off other artifacts' runs (AIM Figures 5-6) count only when those runs are stored
+    at both scales; nothing is computed.
+    """
+    try:
+        experiment = catalogue.experiment(artifact.id)
+    except KeyError:  # no experiment (a made-up catalogue's artifact)
+        return False
+    try:
+        with stored_only():
+            small = {c.key for c in experiment.cells("small", experiment.settings_at("small"))}
+            paper = {c.key for c in experiment.cells("paper", experiment.settings_at("paper"))}
+    except CellsNotStored:
+        return False
+    stored = ResultsStore(store_path(artifact.id, "small", root, within=catalogue)).keys()
+    return small == paper and small <= stored
 
 
 def _recorded_scales(catalogue: Catalogue, artifact: Artifact,
