@@ -67,6 +67,13 @@ class Experiment:
         with placed(device), one_cpu_thread(device):
             return self.compute(cell, device)
 
+    def cell_keys(self, scale: Scale) -> set[str]:
+        """The keys of the scale's cells, listed without computing anything (see
+        :func:`stored_only`: grids read off other runs raise :class:`CellsNotStored`).
+        """
+        with stored_only():
+            return {cell.key for cell in self.cells(scale, self.settings_at(scale))}
+
     def settings_at(self, scale: Scale, overrides: Mapping[str, object] | None = None) -> Any:
         """The scale's settings with ``overrides`` applied, validated.
 
@@ -181,8 +188,7 @@ def prune_stores(scale: str, root: Path | None = None) -> tuple[dict[Path, int],
         for artifact_id in spec.experiments:
             experiment = get_experiment(artifact_id)
             try:
-                with stored_only():
-                    keys = {c.key for c in experiment.cells(scale, experiment.settings_at(scale))}
+                keys = experiment.cell_keys(scale)
             except CellsNotStored:
                 skipped.append(artifact_id)
                 continue

@@ -24,7 +24,7 @@ import pandas as pd
 from reprolib.experiments._artifacts import Artifact
 from reprolib.experiments._catalogue import COMPANION, SCORECARD, Catalogue, PaperSpec
 from reprolib.experiments._checks import Check, Outcome
-from reprolib.experiments._experiment import CellsNotStored, store_path, stored_only
+from reprolib.experiments._experiment import CellsNotStored, store_path
 from reprolib.experiments._scales import SCALES
 from reprolib.experiments._store import ResultsStore
 
@@ -124,9 +124,7 @@ def _small_grid_is_the_papers(catalogue: Catalogue, artifact: Artifact,
     except KeyError:  # no experiment (a made-up catalogue's artifact)
         return False
     try:
-        with stored_only():
-            small = {c.key for c in experiment.cells("small", experiment.settings_at("small"))}
-            paper = {c.key for c in experiment.cells("paper", experiment.settings_at("paper"))}
+        small, paper = experiment.cell_keys("small"), experiment.cell_keys("paper")
     except CellsNotStored:
         return False
     stored = ResultsStore(store_path(artifact.id, "small", root, within=catalogue)).keys()
