@@ -130,15 +130,16 @@ PROFILES: dict[Scale, Profile] = {
                      # 80 MB) and no 3-way marginal of msnbc fits MWEM+PGM's first round. 10 MB
                      # keeps a run within minutes on one core; spot cells show the paper's 80 MB
                      capacity_by_dataset={"fire": 10.0, "msnbc": 10.0},
-                     # msnbc (a million records) and fire (305,119) need the paper's 1000
-                     # iterations a round: at 100 AIM's under-fitted model barely moves after a
-                     # measurement, so AIM anneals too early and its error rises with epsilon
-                     # (msnbc all-3way, epsilon 3.16: 17 rounds and error 0.113 against 0.077 at
-                     # epsilon 1; at 1000, 42 rounds and 0.040; fire all-3way 0.056 at epsilon
-                     # 31.6 and 0.068 at 100, the authors' 2022 code rising alike; at 1000, 49 rounds
-                     # and 0.045 at 100); benchmarks/aim_more_trials.py --pgm-iters 100 reruns
-                     # the cut cells
-                     pgm_iters_by_dataset={"msnbc": 1000, "fire": 1000},
+                     # msnbc (a million records), fire (305,119) and salary (135,727) need the
+                     # paper's 1000 iterations a round: at 100 AIM's under-fitted model barely
+                     # moves after a measurement, so AIM anneals too early and its error rises
+                     # with epsilon (msnbc all-3way, epsilon 3.16: 17 rounds and error 0.113
+                     # against 0.077 at epsilon 1; at 1000, 42 rounds and 0.040; fire all-3way
+                     # 0.056 at epsilon 31.6 and 0.068 at 100, the authors' 2022 code rising
+                     # alike; at 1000, 49 rounds and 0.045 at 100; salary all-3way 0.147 at
+                     # epsilon 10 and 0.158 at 31.6, at 1000 0.130 and 0.128);
+                     # benchmarks/aim_more_trials.py --pgm-iters 100 reruns the cut cells
+                     pgm_iters_by_dataset={"msnbc": 1000, "fire": 1000, "salary": 1000},
                      mechanisms=FIGURE_MECHANISMS, pending=PENDING_AT_SMALL),
     "paper": Profile(datasets=AIM_DATASETS, attributes=None, epsilons=PAPER_EPSILONS, trials=5,
                      pgm_iters=1000, final_pgm_iters=2500, max_model_size_mb=80.0,
