@@ -17,9 +17,9 @@ store, the most specific match first:
 
 Dataset size is not a predictor, because the recorded runs show that it is not one: at ``small``
 scale AIM's Figure 1 runs take 73 s on average on nltcs (21,574 records) and 10 s on adult
-(48,842); its time follows its rounds and model capacity, which a dry run cannot know. The range of the
-``mechanism`` basis says how far the other datasets disagree; a dataset unlike all the recorded
-ones can still take longer than its upper end.
+(48,842); its time follows its rounds and model capacity, which a dry run cannot know. The
+range of the ``mechanism`` basis says how far the other datasets disagree; a dataset unlike all
+the recorded ones can still take longer than its upper end.
 
 Within a match the cell's epsilon counts: run times can grow steeply with the budget (AIM on
 nltcs: 4 s at epsilon 0.01, 10 to 15 minutes at 31.6), so the matched runs' mean times per
