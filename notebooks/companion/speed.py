@@ -85,13 +85,14 @@ display(settings.set_index(["paper", "mechanism"]).style.format({"minutes": "{:.
 # `small` run counts here only if its cell is a paper cell, once the knobs the mechanism does not
 # read and, for PrivPGD and the slicing tables, the data switch are set aside (offline the paper
 # cells' data are the same stand-ins, which the rows name). Each row is the longest such run.
-#
-# Not measured at a paper setting yet: GEM and MWEM+PGM (AIM's figures), RAP, PGM and DP-MERF
-# of RAP++'s comparison, and DP-CTGAN: none of their `small` cells is a paper cell (their
-# grids cut the knobs, or are still to run). Nor RAP++ at paper size on a CPU, nor AIM on fire
-# at 80 MB and large ε on a CPU (hours).
+# The mechanisms of the run-times table that neither table names follow it: none of their
+# `small` cells is a paper cell (their grids cut the knobs, or their paper-setting grids are
+# still to run), and no benchmark ran them at a paper setting.
 
 # %% tags=["hide-input", "full-width"]
+import textwrap
+
+from reprolib.experiments import without_paper_setting_time
 from reprolib.papers.aim.pages import baselines_at_paper_settings as aim_baselines
 from reprolib.papers.privpgd.pages import baselines_at_paper_settings as privpgd_baselines
 from reprolib.papers.slicing.pages import baselines_at_paper_settings as slicing_baselines
@@ -101,6 +102,11 @@ baselines = pd.concat([runs() for runs in (aim_baselines, privpgd_baselines,
 display(baselines.drop(columns=["goal", "authors"]).set_index(["paper", "mechanism"])
         .style.format({"minutes": "{:.3g}"})
         .set_table_styles([{"selector": "td, th", "props": "padding: 0 0.5em"}]))
+missing = without_paper_setting_time(times, settings, baselines)
+print("\n".join(["Not timed at a paper setting yet:"] + [
+    textwrap.fill(f"{paper}: {', '.join(mechanisms)}", 88, initial_indent="  ",
+                  subsequent_indent="    ") for paper, mechanisms in missing.items()])
+      if missing else "every mechanism with recorded runs has a paper-setting time")
 
 # %% [markdown]
 # ## PrivPGD's phases

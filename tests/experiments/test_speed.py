@@ -13,6 +13,7 @@ from reprolib.experiments import (
     open_store,
     paper_setting_runs,
     recorded_speed,
+    without_paper_setting_time,
 )
 from reprolib.papers.aim.setup import unread_params
 
@@ -59,11 +60,11 @@ def test_paper_setting_runs_are_small_runs_of_paper_cells_with_unread_knobs_set_
     _store_small(tmp_path, small(other_mst, max_model_size_mb=1.0), 60.0)
     _store_small(tmp_path, small(mst, workload="skewed"), 90.0)  # other data: not a paper cell
     _store_small(tmp_path, small(aim, pgm_iters=100), 120.0)  # AIM reads its iterations
-    runs = paper_setting_runs("AIM", ["aim-fig1"], ignore=unread_params, root=tmp_path)
+    runs = paper_setting_runs("aim", ["aim-fig1"], ignore=unread_params, root=tmp_path)
     assert list(runs.columns) == list(PAPER_SETTING_COLUMNS)
     assert runs["mechanism"].tolist() == ["MST"]
     assert runs["minutes"].tolist() == [1.0] and "longest of 2 small runs" in runs["setting"][0]
-    assert paper_setting_runs("AIM", ["aim-fig1"], root=tmp_path).empty  # nothing set aside
+    assert paper_setting_runs("aim", ["aim-fig1"], root=tmp_path).empty  # nothing set aside
 
 
 def test_rows_stored_before_cpus_were_named_show_as_an_unnamed_cpu(tmp_path):
@@ -75,5 +76,15 @@ def test_rows_stored_before_cpus_were_named_show_as_an_unnamed_cpu(tmp_path):
     _store_small(tmp_path, other_mst, 60.0, device=named)
     table = recorded_speed(root=tmp_path)
     assert sorted(table["device"]) == sorted([UNNAMED_CPU, named])
-    runs = paper_setting_runs("AIM", ["aim-fig1"], ignore=unread_params, root=tmp_path)
+    runs = paper_setting_runs("aim", ["aim-fig1"], ignore=unread_params, root=tmp_path)
     assert sorted(runs["device"]) == sorted([UNNAMED_CPU, named])
+
+
+def test_mechanisms_without_a_paper_setting_time_are_listed_per_paper():
+    times = pd.DataFrame({"paper": ["aim", "aim", "aim", "rappp"],
+                          "mechanism": ["AIM", "AIM", "GEM", "PGM"]})
+    settings = pd.DataFrame({"paper": ["aim"], "mechanism": ["AIM"]})
+    baselines = pd.DataFrame({"paper": ["privpgd"], "mechanism": ["PGM"]})  # another paper's PGM
+    assert without_paper_setting_time(times, settings, baselines) == {"aim": ["GEM"],
+                                                                      "rappp": ["PGM"]}
+    assert without_paper_setting_time(times, times) == {}

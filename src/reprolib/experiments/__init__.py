@@ -50,6 +50,7 @@ from reprolib.experiments._speed import (
     SPEED_COLUMNS,
     paper_setting_runs,
     recorded_speed,
+    without_paper_setting_time,
 )
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
@@ -125,4 +126,5 @@ __all__ = [
     "store_path",
     "stored_only",
     "summarise_plan",
+    "without_paper_setting_time",
 ]

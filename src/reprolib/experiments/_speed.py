@@ -31,7 +31,8 @@ from reprolib.experiments._store import Cell
 SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "max_s",
                  "slowest_dataset")
 # the papers' benchmarks at their own settings, one row per measured run (``paper_setting_speed``
-# of each paper's pages module): how it was measured, the goal, and what the authors report
+# of each paper's pages module): how it was measured, the goal, and what the authors report;
+# ``paper`` is the catalogue's key, as in ``SPEED_COLUMNS``
 PAPER_SETTING_COLUMNS = ("paper", "mechanism", "setting", "device", "minutes", "measured", "goal",
                          "authors")
 NO_DATA = ("none", "closed-form")  # the dataset names of rows that ran nothing on data
@@ -136,3 +137,16 @@ def paper_setting_runs(paper: str, artifacts: Sequence[str], *, scale: str = "sm
          "goal": "", "authors": "not reported"}
         for _, row in longest.sort_values("mechanism").iterrows()],
         columns=list(PAPER_SETTING_COLUMNS))
+
+
+def without_paper_setting_time(times: pd.DataFrame,
+                               *measured: pd.DataFrame) -> dict[str, list[str]]:
+    """Per paper, the mechanisms with recorded runs (``recorded_speed``) that no table of
+    paper-setting times (``PAPER_SETTING_COLUMNS``) names, sorted; papers with none are left out.
+    """
+    timed = {(row.paper, row.mechanism) for frame in measured for row in frame.itertuples()}
+    missing: dict[str, list[str]] = {}
+    for paper, mechanism in times[["paper", "mechanism"]].drop_duplicates().itertuples(index=False):
+        if (paper, mechanism) not in timed:
+            missing.setdefault(paper, []).append(mechanism)
+    return {paper: sorted(mechanisms) for paper, mechanisms in missing.items()}

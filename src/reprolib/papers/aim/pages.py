@@ -208,7 +208,7 @@ def paper_setting_speed(path: Path | None = None,
                      "fire, 80 MB: 9 h on one 2.4 GHz core (Section 6.5)")
     speed = speed_benchmark(path)
     runs = [] if speed is None else [
-        {"paper": "AIM", "mechanism": "AIM",
+        {"paper": "aim", "mechanism": "AIM",
          "setting": f"{run.dataset}, ε = {run.epsilon:.3g}, {run.max_model_size_mb:g} MB, "
                     f"{run.pgm_iters:,} iterations a fit",
          "device": f"{run.jax_backend} (JAX)", "minutes": run.seconds / 60,
@@ -218,7 +218,7 @@ def paper_setting_speed(path: Path | None = None,
     stored = open_store("aim-fig1", "paper", results_root).frame()
     fire = stored[(stored["mechanism"] == "AIM") & (stored["dataset"] == "fire")]
     runs += [
-        {"paper": "AIM", "mechanism": "AIM",
+        {"paper": "aim", "mechanism": "AIM",
          "setting": f"fire, ε = {row['epsilon']:.3g}, {row['param.max_model_size_mb']:g} MB, "
                     f"{row['param.pgm_iters']:,} iterations a round, "
                     f"{row['param.final_pgm_iters']:,} for the final fit (Figure 1, paper scale)",
@@ -233,5 +233,5 @@ def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
     once the knobs its config does not read are set aside (``paper_setting_runs``): the
     single-fit baselines, which run their own iterations at every scale.
     """
-    return paper_setting_runs("AIM", ("aim-fig1", "aim-fig2", "aim-fig3"),
+    return paper_setting_runs("aim", ("aim-fig1", "aim-fig2", "aim-fig3"),
                               ignore=unread_params, root=root)

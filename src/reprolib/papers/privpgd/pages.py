@@ -217,7 +217,7 @@ def paper_setting_speed(root: Path | None = None) -> pd.DataFrame:
             continue
         whole = run.epochs >= PAPER_EPOCHS
         runs.append({
-            "paper": "PrivPGD", "mechanism": "PrivPGD",
+            "paper": "privpgd", "mechanism": "PrivPGD",
             "setting": f"{run.dataset}, {run.particles:,} particles, {PAPER_EPOCHS:,} epochs, "
                        f"{run.projection_iterations:,} projection steps",
             "device": run.device,
@@ -236,5 +236,5 @@ def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
     settings. The data switch is set aside: offline, ``small``'s stand-ins and ``paper``'s
     downloads-where-possible are the same tables.
     """
-    return paper_setting_runs("PrivPGD", ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5"),
+    return paper_setting_runs("privpgd", ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5"),
                               ignore=lambda mechanism: ("substitute",), root=root)

@@ -220,7 +220,7 @@ def paper_setting_speed(path: Path | None = None) -> pd.DataFrame:
     """
     speed = speed_benchmark(path)
     runs = [] if speed is None else [
-        {"paper": "RAP++", "mechanism": "RAP++",
+        {"paper": "rappp", "mechanism": "RAP++",
          "setting": f"{run.records:,} rows, n̂ = {run.n_synthetic:,}, {run.lt_queries:,} LT "
                     f"queries, {run.rounds} rounds",
          "device": run.device, "minutes": run.wall_seconds / 60, "measured": "whole run",

@@ -125,7 +125,7 @@ def paper_setting_speed(path: Path | None = None) -> pd.DataFrame:
         if str(run.git_revision).startswith("before"):
             continue
         runs.append({
-            "paper": "Slicing", "mechanism": "Slicing" if run.loss == "sliced-f" else "SliceWass",
+            "paper": "slicing", "mechanism": "Slicing" if run.loss == "sliced-f" else "SliceWass",
             "setting": f"{run.rows:,} rows, d = {run.columns}, m' = {run.slices * run.slice_dim}, "
                        f"{PAPER_EPOCHS} epochs",
             "device": run.device, "minutes": run.paper_model_minutes,
@@ -144,6 +144,6 @@ def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
     """
     from reprolib.papers.slicing.comparison import unread_params
 
-    return paper_setting_runs("Slicing", ("slicing-tab1", "slicing-tab3"),
+    return paper_setting_runs("slicing", ("slicing-tab1", "slicing-tab3"),
                               ignore=lambda mechanism: {"source", *unread_params(mechanism)},
                               root=root)
