@@ -153,8 +153,8 @@ else:
     display(headers_in_words(spread).style.format(precision=4).format_index("{:g}", level="epsilon")
             .format_index("{:g}", level="MB"))
     engines = {"ours": "ours:backtracking-2022", "the reference": "reference-2022"}
-    fire = {name: spread.loc[("fire", 10.0, 1.0, engine)] for name, engine in engines.items()
-            if ("fire", 10.0, 1.0, engine) in spread.index}
+    fire = {name: spread.loc[("fire", 10.0, 100, 1.0, engine)] for name, engine in engines.items()
+            if ("fire", 10.0, 100, 1.0, engine) in spread.index}
     if len(fire) == len(engines):
         print("fire, ε = 1: " + "; ".join(
             f"{name} {run.rounds_min:.0f}–{run.rounds_max:.0f} rounds, mean error {run.error:.4f}"

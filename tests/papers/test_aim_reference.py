@@ -14,19 +14,25 @@ from reprolib.papers.aim.reference import (
 )
 
 
-def test_reference_table_keeps_the_last_run_per_engine_and_capacity(tmp_path):
+def test_reference_table_keeps_the_last_run_per_engine_capacity_and_iterations(tmp_path):
     path = tmp_path / "aim-reference.csv"
     rows = [("ours:backtracking-2022", 80.0, 9, 1, 0.5, 3.0),
             ("reference-2022", 80.0, 8, 2, 0.6, 30.0),
             ("ours:backtracking-2022", 80.0, 10, 0, 0.4, 4.0),
             ("ours:backtracking-2022", 10.0, 7, 3, 0.7, 2.0)]
     pd.DataFrame([{"dataset": "nltcs", "epsilon": 1.0, "engine": e, "max_model_size_mb": mb,
-                   "rounds": r, "anneals": a, "workload_error": w, "seconds": s}
+                   "pgm_iters": 100, "rounds": r, "anneals": a, "workload_error": w, "seconds": s}
                   for e, mb, r, a, w, s in rows]).to_csv(path)
     table = reference_table(path)
-    assert table.loc[("nltcs", 80.0, 1.0), ("ours:backtracking-2022", "rounds")] == 10
-    assert table.loc[("nltcs", 80.0, 1.0), ("reference-2022", "anneals")] == 2
-    assert table.loc[("nltcs", 10.0, 1.0), ("ours:backtracking-2022", "rounds")] == 7
+    assert table.loc[("nltcs", 80.0, 100, 1.0), ("ours:backtracking-2022", "rounds")] == 10
+    assert table.loc[("nltcs", 80.0, 100, 1.0), ("reference-2022", "anneals")] == 2
+    assert table.loc[("nltcs", 10.0, 100, 1.0), ("ours:backtracking-2022", "rounds")] == 7
+    more = pd.read_csv(path).assign(pgm_iters=1000, rounds=40)  # the same runs at 1000: kept apart
+    pd.concat([pd.read_csv(path), more]).to_csv(path, index=False)
+    assert reference_table(path).loc[("nltcs", 80.0, 1000, 1.0),
+                                     ("ours:backtracking-2022", "rounds")] == 40
+    assert reference_table(path).loc[("nltcs", 80.0, 100, 1.0),
+                                     ("ours:backtracking-2022", "rounds")] == 10
 
 
 def test_no_table_before_the_benchmark_ran(tmp_path):
@@ -36,13 +42,13 @@ def test_no_table_before_the_benchmark_ran(tmp_path):
 def test_the_pathology_shows_as_an_error_that_rises_with_epsilon(tmp_path):
     path = tmp_path / "aim-reference.csv"
     errors = {"ours:backtracking-2022": (0.3, 0.12, 0.07), "ours:mbi-2.0": (0.3, 0.14, 0.27)}
-    pd.DataFrame([{"dataset": "adult", "max_model_size_mb": 80.0, "epsilon": eps, "engine": e,
-                   "rounds": 1, "anneals": 0, "workload_error": w, "seconds": 1.0}
+    pd.DataFrame([{"dataset": "adult", "max_model_size_mb": 80.0, "pgm_iters": 100,
+                   "epsilon": eps, "engine": e, "rounds": 1, "anneals": 0, "workload_error": w, "seconds": 1.0}
                   for e, ws in errors.items() for eps, w in zip((0.1, 1.0, 10.0), ws, strict=True)]
-                 + [{"dataset": "adult", "max_model_size_mb": 80.0, "epsilon": 0.1,
+                 + [{"dataset": "adult", "max_model_size_mb": 80.0, "pgm_iters": 100, "epsilon": 0.1,
                      "engine": "reference-2022", "rounds": 1, "anneals": 0,
                      "workload_error": 0.3, "seconds": 9.0}]).to_csv(path)
-    trend = error_trend(reference_table(path)).loc[("adult", 80.0)]
+    trend = error_trend(reference_table(path)).loc[("adult", 80.0, 100)]
     assert trend[("ours:backtracking-2022", "largest rise")] == pytest.approx(0.07 / 0.12)
     assert trend[("ours:backtracking-2022", "last / first")] == pytest.approx(0.07 / 0.3)
     assert trend[("ours:mbi-2.0", "largest rise")] == pytest.approx(0.27 / 0.14)
@@ -53,12 +59,12 @@ def test_other_seeds_are_summarised_beside_the_seed_0_table(tmp_path):
     path = tmp_path / "aim-reference.csv"
     rows = [("ours:backtracking-2022", 0, 144, 0.0027), ("ours:backtracking-2022", 1, 180, 0.0023),
             ("reference-2022", 0, 190, 0.0023), ("reference-2022", 0, 150, 0.0025)]
-    pd.DataFrame([{"dataset": "nltcs", "max_model_size_mb": 80.0, "epsilon": 100.0,
-                   "engine": e, "seed": seed, "rounds": r, "anneals": 1, "workload_error": w,
+    pd.DataFrame([{"dataset": "nltcs", "max_model_size_mb": 80.0, "pgm_iters": 100,
+                   "epsilon": 100.0, "engine": e, "seed": seed, "rounds": r, "anneals": 1, "workload_error": w,
                    "seconds": 1.0} for e, seed, r, w in rows]).to_csv(path)
     table = reference_table(path)
-    assert table.loc[("nltcs", 80.0, 100.0), ("ours:backtracking-2022", "rounds")] == 144
-    spread = seed_spread(path).loc[("nltcs", 80.0, 100.0)]
+    assert table.loc[("nltcs", 80.0, 100, 100.0), ("ours:backtracking-2022", "rounds")] == 144
+    spread = seed_spread(path).loc[("nltcs", 80.0, 100, 100.0)]
     assert spread.loc["ours:backtracking-2022", "seeds"] == 2
     assert spread.loc["ours:backtracking-2022", "error"] == pytest.approx(0.0025)
     assert spread.loc["reference-2022", ["seeds", "rounds"]].tolist() == [1, 150]

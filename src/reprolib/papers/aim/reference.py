@@ -2,7 +2,8 @@
 
 ``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine, seed) to
 ``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads the seed-0 runs into
-one row per (dataset, model capacity, epsilon) and one column group per engine, the last run of
+one row per (dataset, model capacity, Private-PGM iterations, epsilon) and one column group per
+engine, the last run of
 each kept, and :func:`seed_spread` summarises the settings that more seeds ran. With
 ``--table-3`` the script runs Table 3's comparison into ``aim-reference-zeros.csv``, which
 :func:`zeros_reference_table` reads for the structural-zeros page. ``benchmarks/aim_fit_replay.py``
@@ -40,34 +41,38 @@ def _runs(path: Path | None) -> pd.DataFrame | None:
     path = path or reference_csv_path()
     if not path.is_file():
         return None
-    runs = pd.read_csv(path).rename(columns={"max_model_size_mb": "MB"})
+    runs = pd.read_csv(path).rename(columns={"max_model_size_mb": "MB", "pgm_iters": "iterations"})
     return runs if "seed" in runs else runs.assign(seed=0)
 
 
+SETTING = ["dataset", "MB", "iterations", "epsilon"]
+"""What a side-by-side row holds fixed: the data, the capacity, the Private-PGM iterations (every
+round's and the final fit's) and the budget."""
+
+
 def reference_table(path: Path | None = None) -> pd.DataFrame | None:
-    """Rounds, anneals, workload error and seconds of the seed-0 runs by (dataset, capacity in
-    MB, epsilon) and engine, or None when nothing was run yet.
+    """Rounds, anneals, workload error and seconds of the seed-0 runs by ``SETTING`` and engine,
+    or None when nothing was run yet.
     """
     runs = _runs(path)
     if runs is None:
         return None
-    last = runs[runs["seed"] == 0].drop_duplicates(["dataset", "MB", "epsilon", "engine"],
-                                                   keep="last")
-    table = last.pivot(index=["dataset", "MB", "epsilon"], columns="engine", values=list(COLUMNS))
+    last = runs[runs["seed"] == 0].drop_duplicates([*SETTING, "engine"], keep="last")
+    table = last.pivot(index=SETTING, columns="engine", values=list(COLUMNS))
     return table.swaplevel(axis=1).sort_index(axis=1)
 
 
 def error_trend(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, capacity) and engine of :func:`reference_table`, over the epsilons that
-    engine ran: ``largest rise``, the largest ratio of the workload error at one epsilon to the
-    error at the epsilon before it (above 1: more budget gave a higher error, the issue's
-    symptom), and ``last / first``, the error at the largest epsilon over the error at the
-    smallest; NA where an engine ran fewer than two epsilons.
+    """Per (dataset, capacity, iterations) and engine of :func:`reference_table`, over the
+    epsilons that engine ran: ``largest rise``, the largest ratio of the workload error at one
+    epsilon to the error at the epsilon before it (above 1: more budget gave a higher error, the
+    issue's symptom), and ``last / first``, the error at the largest epsilon over the error at
+    the smallest; NA where an engine ran fewer than two epsilons.
     """
     errors = table.xs("workload_error", axis=1, level=1)
     rows = {}
-    for key, group in errors.groupby(level=["dataset", "MB"]):
-        ordered = group.droplevel(["dataset", "MB"]).sort_index()
+    for key, group in errors.groupby(level=SETTING[:-1]):
+        ordered = group.droplevel(SETTING[:-1]).sort_index()
         row = {}
         for engine, column in ordered.items():
             values = column.dropna().to_numpy()
@@ -76,25 +81,24 @@ def error_trend(table: pd.DataFrame) -> pd.DataFrame:
             row[(engine, "last / first")] = values[-1] / values[0] if enough else pd.NA
         rows[key] = row
     out = pd.DataFrame.from_dict(rows, orient="index")
-    out.index = out.index.set_names(["dataset", "MB"])
+    out.index = out.index.set_names(SETTING[:-1])
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["engine", None])
     return out
 
 
 def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
-    """For each (dataset, capacity, epsilon) that some engine ran with more than one seed: per
+    """For each ``SETTING`` that some engine ran with more than one seed: per
     engine, the seeds run and the mean, min and max of rounds and workload error (the last run
     of each seed kept); None when every setting ran one seed.
     """
     runs = _runs(path)
     if runs is None:
         return None
-    setting = ["dataset", "MB", "epsilon"]
-    runs = runs.drop_duplicates([*setting, "engine", "seed"], keep="last")
-    several = runs.groupby(setting)["seed"].transform("nunique") > 1
+    runs = runs.drop_duplicates([*SETTING, "engine", "seed"], keep="last")
+    several = runs.groupby(SETTING)["seed"].transform("nunique") > 1
     if not several.any():
         return None
-    return runs[several].groupby([*setting, "engine"]).agg(
+    return runs[several].groupby([*SETTING, "engine"]).agg(
         seeds=("seed", "nunique"), rounds=("rounds", "mean"), rounds_min=("rounds", "min"),
         rounds_max=("rounds", "max"), error=("workload_error", "mean"),
         error_min=("workload_error", "min"), error_max=("workload_error", "max"))
