@@ -67,7 +67,7 @@ def error_trend(table: pd.DataFrame) -> pd.DataFrame:
     epsilons that engine ran: ``largest rise``, the largest ratio of the workload error at one
     epsilon to the error at the epsilon before it (above 1: more budget gave a higher error, the
     issue's symptom), and ``last / first``, the error at the largest epsilon over the error at
-    the smallest; NA where an engine ran fewer than two epsilons.
+    the smallest; NA where an engine ran fewer than two epsilons, and no row where none did.
     """
     errors = table.xs("workload_error", axis=1, level=1)
     rows = {}
@@ -83,7 +83,7 @@ def error_trend(table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index = out.index.set_names(SETTING[:-1])
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["engine", None])
-    return out
+    return out.dropna(how="all")
 
 
 def seed_spread(path: Path | None = None) -> pd.DataFrame | None:
