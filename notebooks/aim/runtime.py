@@ -182,16 +182,16 @@ else:
 #
 # On fire at ε = 0.316 the grid's three trials end at about 0.13, where the paper's Table 3 gives
 # 0.087 and our Table 3 grid, at 100 iterations and the same 10 MB, about 0.10
-# ({doc}`structural_zeros`). The authors' AIM at the grid's
-# settings (10 MB, 1,000 iterations, the fire row at 1,000 iterations above) ends as high as
-# ours, so the gap is the setting's, not our engine's: the 10 MB capacity. Fire's largest
+# ({doc}`structural_zeros`). The authors' AIM at the grid's settings (10 MB, 1,000 iterations,
+# the fire row at 1,000 iterations above) ends as high as ours, so the gap is the setting's, not
+# our engine's: the 10 MB capacity. Fire's largest
 # attributes (neighbourhood, 42 values; station area, 46; zip code, 28) hold most of the
 # workload's error, and once a run has measured a few marginals linking them to the small
 # geographic attributes, a marginal on any two of the three needs a junction tree of 58 to 225 MB,
 # so it is never measured (a diagnostic of our seed-0 run, not stored); the 100-iteration run
-# measured two of those pairs before its model closed.
-# At the paper's 80 MB the same seed ends at the paper's error: the stored paper-scale spot cell
-# of Figure 1 and the speed benchmark's run at ε = 0.316 above.
+# measured two of those pairs before its model closed. At the paper's 80 MB the same seed ends
+# at the paper's error: the stored paper-scale spot cell of Figure 1 and the speed benchmark's
+# run at ε = 0.316 above.
 
 # %% [markdown]
 # ## Why ours annealed earlier: what a warm start keeps

@@ -3,8 +3,8 @@
 ``benchmarks/aim_reference.py`` appends one row per (dataset, epsilon, engine, seed) to
 ``<results>/aim/benchmarks/aim-reference.csv``; :func:`reference_table` reads the seed-0 runs into
 one row per (dataset, model capacity, Private-PGM iterations, epsilon) and one column group per
-engine, the last run of
-each kept, and :func:`seed_spread` summarises the settings that more seeds ran. With
+engine, the last run of each kept, and :func:`seed_spread` summarises the settings that more seeds
+ran. With
 ``--table-3`` the script runs Table 3's comparison into ``aim-reference-zeros.csv``, which
 :func:`zeros_reference_table` reads for the structural-zeros page. ``benchmarks/aim_fit_replay.py``
 replays one run's measurements through the engines' fits into ``aim-fit-replay.csv``, which
