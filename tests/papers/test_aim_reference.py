@@ -20,15 +20,16 @@ def test_reference_table_keeps_the_last_run_per_engine_capacity_and_iterations(t
             ("reference-2022", 80.0, 8, 2, 0.6, 30.0),
             ("ours:backtracking-2022", 80.0, 10, 0, 0.4, 4.0),
             ("ours:backtracking-2022", 10.0, 7, 3, 0.7, 2.0)]
-    pd.DataFrame([{"dataset": "nltcs", "epsilon": 1.0, "engine": e, "max_model_size_mb": mb,
-                   "pgm_iters": 100, "rounds": r, "anneals": a, "workload_error": w, "seconds": s}
-                  for e, mb, r, a, w, s in rows]).to_csv(path)
+    runs = pd.DataFrame([{"dataset": "nltcs", "epsilon": 1.0, "engine": e, "max_model_size_mb": mb,
+                          "pgm_iters": 100, "rounds": r, "anneals": a, "workload_error": w,
+                          "seconds": s} for e, mb, r, a, w, s in rows])
+    runs.to_csv(path, index=False)
     table = reference_table(path)
     assert table.loc[("nltcs", 80.0, 100, 1.0), ("ours:backtracking-2022", "rounds")] == 10
     assert table.loc[("nltcs", 80.0, 100, 1.0), ("reference-2022", "anneals")] == 2
     assert table.loc[("nltcs", 10.0, 100, 1.0), ("ours:backtracking-2022", "rounds")] == 7
-    more = pd.read_csv(path).assign(pgm_iters=1000, rounds=40)  # the same runs at 1000: kept apart
-    pd.concat([pd.read_csv(path), more]).to_csv(path, index=False)
+    more = runs.assign(pgm_iters=1000, rounds=40)  # the same runs at 1000: kept apart
+    pd.concat([runs, more]).to_csv(path, index=False)
     assert reference_table(path).loc[("nltcs", 80.0, 1000, 1.0),
                                      ("ours:backtracking-2022", "rounds")] == 40
     assert reference_table(path).loc[("nltcs", 80.0, 100, 1.0),
@@ -42,18 +43,20 @@ def test_no_table_before_the_benchmark_ran(tmp_path):
 def test_the_pathology_shows_as_an_error_that_rises_with_epsilon(tmp_path):
     path = tmp_path / "aim-reference.csv"
     errors = {"ours:backtracking-2022": (0.3, 0.12, 0.07), "ours:mbi-2.0": (0.3, 0.14, 0.27)}
-    pd.DataFrame([{"dataset": "adult", "max_model_size_mb": 80.0, "pgm_iters": 100,
-                   "epsilon": eps, "engine": e, "rounds": 1, "anneals": 0, "workload_error": w, "seconds": 1.0}
-                  for e, ws in errors.items() for eps, w in zip((0.1, 1.0, 10.0), ws, strict=True)]
-                 + [{"dataset": "adult", "max_model_size_mb": 80.0, "pgm_iters": 100, "epsilon": 0.1,
-                     "engine": "reference-2022", "rounds": 1, "anneals": 0,
-                     "workload_error": 0.3, "seconds": 9.0}]).to_csv(path)
+    runs = pd.DataFrame(
+        [{"dataset": "adult", "max_model_size_mb": 80.0, "pgm_iters": 100, "epsilon": eps,
+          "engine": e, "rounds": 1, "anneals": 0, "workload_error": w, "seconds": 1.0}
+         for e, ws in errors.items() for eps, w in zip((0.1, 1.0, 10.0), ws, strict=True)]
+        + [{"dataset": "adult", "max_model_size_mb": 80.0, "pgm_iters": 100, "epsilon": 0.1,
+            "engine": "reference-2022", "rounds": 1, "anneals": 0, "workload_error": 0.3,
+            "seconds": 9.0}])
+    runs.to_csv(path, index=False)
     trend = error_trend(reference_table(path)).loc[("adult", 80.0, 100)]
     assert trend[("ours:backtracking-2022", "largest rise")] == pytest.approx(0.07 / 0.12)
     assert trend[("ours:backtracking-2022", "last / first")] == pytest.approx(0.07 / 0.3)
     assert trend[("ours:mbi-2.0", "largest rise")] == pytest.approx(0.27 / 0.14)
     assert pd.isna(trend[("reference-2022", "last / first")])
-    pd.concat([pd.read_csv(path), pd.read_csv(path).head(1).assign(pgm_iters=1000)]).to_csv(path)
+    pd.concat([runs, runs.head(1).assign(pgm_iters=1000)]).to_csv(path, index=False)
     assert ("adult", 80.0, 1000) not in error_trend(reference_table(path)).index  # one ε only
 
 
@@ -62,8 +65,8 @@ def test_other_seeds_are_summarised_beside_the_seed_0_table(tmp_path):
     rows = [("ours:backtracking-2022", 0, 144, 0.0027), ("ours:backtracking-2022", 1, 180, 0.0023),
             ("reference-2022", 0, 190, 0.0023), ("reference-2022", 0, 150, 0.0025)]
     pd.DataFrame([{"dataset": "nltcs", "max_model_size_mb": 80.0, "pgm_iters": 100,
-                   "epsilon": 100.0, "engine": e, "seed": seed, "rounds": r, "anneals": 1, "workload_error": w,
-                   "seconds": 1.0} for e, seed, r, w in rows]).to_csv(path)
+                   "epsilon": 100.0, "engine": e, "seed": seed, "rounds": r, "anneals": 1,
+                   "workload_error": w, "seconds": 1.0} for e, seed, r, w in rows]).to_csv(path)
     table = reference_table(path)
     assert table.loc[("nltcs", 80.0, 100, 100.0), ("ours:backtracking-2022", "rounds")] == 144
     spread = seed_spread(path).loc[("nltcs", 80.0, 100, 100.0)]
