@@ -191,7 +191,7 @@ class GEM:
                                      sigma=measurement_sigma(sigma, t == rounds, ledger),
                                      rng=rng, ledger=ledger, label=f"round {t} {cliques[choice]}")
             slots.add(choice, np.clip(noisy.values.ravel() / n, 0.0, 1.0))
-            largest = max(np.abs(slots.values[k, :len(truth[i])] - answers[i, :len(truth[i])]).max()
+            largest = max(np.abs(slots.measured(k) - answers[i, :len(truth[i])]).max()
                           for k, i in enumerate(slots.selected))
             average_error = largest if average_error is None else average_error
             average_error = config.error_average * average_error + (
@@ -199,7 +199,7 @@ class GEM:
             params, steps, loss = _update(
                 params, codes, *slots.arrays(), jnp.float32(config.error_threshold * average_error),
                 static=static, iterations=config.iterations, learning_rate=config.learning_rate,
-                top=min(config.max_queries, static.slots * static.cells), loss_p=config.loss_p)
+                top=min(config.max_queries, static.capacity), loss_p=config.loss_p)
             if config.average_weights:
                 history.append(params)
             log.append({"round": t, "selected": list(cliques[choice]), "steps": int(steps),
@@ -290,10 +290,31 @@ class _Static:
 
     @functools.cached_property
     def starts(self) -> np.ndarray:
-        """Each clique's first one-hot column per attribute, padded with 0 (cliques x k)."""
+        """Each clique's first one-hot column per attribute (cliques x k); a clique of fewer
+        than k attributes is padded with ``offsets[-1]``, one past the last column, which the
+        cell-wise loss fills with ones.
+        """
+        return self._padded([[self.offsets[i] for i in c] for c in self.cliques],
+                            self.offsets[-1])
+
+    @functools.cached_property
+    def sizes(self) -> np.ndarray:
+        """Each clique's attribute sizes (cliques x k), padded with 1."""
+        return self._padded([self._shape(c) for c in self.cliques], 1)
+
+    @functools.cached_property
+    def capacity(self) -> int:
+        """The measurement buffer's length: the ``slots`` largest marginals end to end, and
+        room for one more marginal's ``cells`` after them (a slot's residual is written
+        ``cells`` long; the next slot overwrites what spills).
+        """
+        counts = sorted((math.prod(self._shape(c)) for c in self.cliques), reverse=True)
+        return sum(counts[:self.slots]) + self.cells
+
+    def _padded(self, lists: list, fill: int) -> np.ndarray:
         width = max(len(c) for c in self.cliques)
-        return np.array([[self.offsets[i] for i in c] + [0] * (width - len(c))
-                         for c in self.cliques], np.int32)
+        return np.array([[*values, *[fill] * (width - len(values))] for values in lists],
+                        np.int32)
 
     def _shape(self, clique: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(self.offsets[i + 1] - self.offsets[i] for i in clique)
@@ -301,30 +322,39 @@ class _Static:
 
 @dataclasses.dataclass
 class _Slots:
-    """The measurements so far: slot k holds the k-th selected marginal's clique and its clipped
-    noisy answers, padded to ``cells``; ``valid`` marks the real cells of used slots.
+    """The measurements so far, end to end in one flat buffer: the k-th selected marginal's
+    clipped noisy answers start at ``begin[k]``, and the first ``filled`` entries are taken.
     """
 
-    selected: list[int]
+    slots: int
     values: np.ndarray
-    valid: np.ndarray
+    selected: list[int] = dataclasses.field(default_factory=list)
+    begin: list[int] = dataclasses.field(default_factory=list)
+    filled: int = 0
 
     @classmethod
     def empty(cls, static: _Static) -> _Slots:
-        shape = (static.slots, static.cells)
-        return cls([], np.zeros(shape, np.float32), np.zeros(shape, bool))
+        return cls(static.slots, np.zeros(static.capacity, np.float32))
 
     def add(self, clique: int, values: np.ndarray) -> None:
-        k = len(self.selected)
         self.selected.append(clique)
-        self.values[k, :len(values)] = values
-        self.valid[k, :len(values)] = True
+        self.begin.append(self.filled)
+        self.values[self.filled:self.filled + len(values)] = values
+        self.filled += len(values)
 
-    def arrays(self) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-        which = np.zeros(len(self.values), np.int32)
-        which[:len(self.selected)] = self.selected
-        return (jnp.asarray(which), jnp.asarray(self.values), jnp.asarray(self.valid),
-                jnp.int32(len(self.selected)))
+    def measured(self, k: int) -> np.ndarray:
+        """The k-th selected marginal's answers."""
+        end = self.begin[k + 1] if k + 1 < len(self.begin) else self.filled
+        return self.values[self.begin[k]:end]
+
+    def arrays(self) -> tuple[jax.Array, ...]:
+        """(each slot's clique and start, the buffer, the slots used, the entries filled), of
+        one shape in every round; an unused slot has clique 0 and starts at ``filled``.
+        """
+        which, begin = np.zeros(self.slots, np.int32), np.full(self.slots, self.filled, np.int32)
+        which[:len(self.selected)], begin[:len(self.begin)] = self.selected, self.begin
+        return (jnp.asarray(which), jnp.asarray(begin), jnp.asarray(self.values),
+                jnp.int32(len(self.selected)), jnp.int32(self.filled))
 
 
 def _marginal(rows: jax.Array, starts: jax.Array, *, shape: tuple[int, ...],
@@ -340,17 +370,18 @@ def _marginal(rows: jax.Array, starts: jax.Array, *, shape: tuple[int, ...],
     return jnp.pad(flat, (0, cells - flat.size))
 
 
-def _loss_and_grad(params: Params, codes: jax.Array, which: jax.Array, values: jax.Array,
-                   valid: jax.Array, used: jax.Array, threshold: jax.Array, *, static: _Static,
-                   top: int, loss_p: int) -> tuple[jax.Array, jax.Array, Params]:
+def _loss_and_grad(params: Params, codes: jax.Array, which: jax.Array, begin: jax.Array,
+                   values: jax.Array, used: jax.Array, filled: jax.Array, threshold: jax.Array, *,
+                   static: _Static, top: int, loss_p: int) -> tuple[jax.Array, jax.Array, Params]:
     """(no cell above the threshold, loss, its gradient in the weights) of one step.
 
-    Answers the used slots' marginals (one ``lax.switch`` branch per clique shape), keeps
-    the ``top`` cells of largest error among those at or above ``threshold`` (the set S), and
-    differentiates ||a_S - q_S||_p / |S|: slot by slot for sum_S |a - q|^p, each branch pulling
-    its own marginal back to the rows (differentiating through the switch instead would carry
-    every branch's intermediates through every slot), chained by hand through the p-th root,
-    then back through the rows to the weights.
+    Answers the used slots' marginals (one ``lax.switch`` branch per clique shape) to find the
+    errors, keeps the ``top`` cells of largest error among those at or above ``threshold`` (the
+    set S, chosen on values that are not differentiated, as the code does), and differentiates
+    ||a_S - q_S||_p / |S| with q_S computed cell by cell: a cell of a k-way marginal is the mean
+    over the K rows of the product of k columns, so the loss reads at most ``top`` x k columns
+    and its gradient costs K x top x k products, where a pull-back through whole marginals
+    would cost K x (every measured cell).
     """
     answers = [functools.partial(_marginal, shape=shape, cells=static.cells)
                for shape in static.shapes]
@@ -358,45 +389,48 @@ def _loss_and_grad(params: Params, codes: jax.Array, which: jax.Array, values: j
     rows, pullback = jax.vjp(lambda p: _forward(p, codes, static.offsets), params)
 
     def residual(k: jax.Array, out: jax.Array) -> jax.Array:
-        clique = which[k]
-        return out.at[k].set(
-            values[k] - jax.lax.switch(kinds[clique], answers, rows, starts[clique]))
+        clique, at = which[k], begin[k]
+        answer = jax.lax.switch(kinds[clique], answers, rows, starts[clique])  # cells long
+        measured = jax.lax.dynamic_slice_in_dim(values, at, static.cells)
+        return jax.lax.dynamic_update_slice_in_dim(out, measured - answer, at, axis=0)
 
-    residuals = jax.lax.fori_loop(0, used, residual, jnp.zeros_like(values))
-    errors = jnp.abs(residuals)
-    above = valid & (errors >= threshold)
-    ranked, picked = jax.lax.top_k(jnp.where(above, errors, -1.0).reshape(-1), top)
-    keep = jnp.zeros(values.size, bool).at[picked].set(ranked >= 0).reshape(values.shape)
+    errors = jnp.abs(jax.lax.fori_loop(0, used, residual, jnp.zeros_like(values)))
+    above = (jnp.arange(values.size) < filled) & (errors >= threshold)
+    ranked, picked = jax.lax.top_k(jnp.where(above, errors, -1.0), top)
+    kept = ranked >= 0
+    slot = jnp.searchsorted(begin, picked, side="right") - 1
+    columns = _cell_columns(static, which[slot], picked - begin[slot])
+    targets = values[picked]
 
-    def power_and_grad(answer):
-        """A branch: sum over the kept cells of |a - q|^p, and its gradient in the rows."""
-        def branch(start: jax.Array, slot_residual: jax.Array, kept: jax.Array):
-            power, d_residual = jax.value_and_grad(lambda r: jnp.sum(
-                jnp.where(kept, jnp.abs(r) ** loss_p, 0.0)))(slot_residual)
-            _, pull = jax.vjp(lambda current: answer(current, start), rows)
-            return power, pull(-d_residual)[0]  # q enters the residual a - q with a minus
-        return branch
+    def power(current: jax.Array) -> jax.Array:
+        """The sum over S of |a - q|^p, q from the kept cells' columns of the rows."""
+        ones = jnp.ones((1, current.shape[0]), current.dtype)  # the column of padded positions
+        columns_first = jnp.concatenate([current.T, ones])
+        cells = jnp.prod(columns_first[columns], axis=1).mean(axis=-1)  # (top, k, K) -> (top,)
+        return jnp.sum(jnp.where(kept, jnp.abs(targets - cells) ** loss_p, 0.0))
 
-    branches = [power_and_grad(answer) for answer in answers]
-
-    def add(k, total):
-        clique = which[k]
-        power, grad = jax.lax.switch(kinds[clique], branches, starts[clique], residuals[k],
-                                     keep[k])
-        return total[0] + power, total[1] + grad
-
-    power_sum, grad_rows = jax.lax.fori_loop(0, used, add, (jnp.zeros(()), jnp.zeros_like(rows)))
-    count = jnp.maximum(keep.sum(), 1)
+    power_sum, grad_rows = jax.value_and_grad(power)(rows)
+    count = jnp.maximum(kept.sum(), 1)
     safe = jnp.maximum(power_sum, jnp.finfo(power_sum.dtype).tiny)
     scale = safe ** (1.0 / loss_p - 1.0) / loss_p / count  # d(sum^(1/p) / |S|) / d sum
     return ~above.any(), safe ** (1.0 / loss_p) / count, pullback(grad_rows * scale)[0]
 
 
+def _cell_columns(static: _Static, cliques: jax.Array, cells: jax.Array) -> jax.Array:
+    """The one-hot columns (cells x k) of cells given as (clique, flat C-order index)."""
+    sizes = jnp.asarray(static.sizes)[cliques]
+    digits = []
+    for j in reversed(range(sizes.shape[1])):  # C order: the last attribute varies fastest
+        digits.append(cells % sizes[:, j])
+        cells = cells // sizes[:, j]
+    return jnp.asarray(static.starts)[cliques] + jnp.stack(digits[::-1], axis=1)
+
+
 @functools.partial(jax.jit, static_argnames=("static", "iterations", "learning_rate", "top",
                                              "loss_p"))
-def _update(params: Params, codes: jax.Array, which: jax.Array, values: jax.Array,
-            valid: jax.Array, used: jax.Array, threshold: jax.Array, *, static: _Static,
-            iterations: int, learning_rate: float, top: int,
+def _update(params: Params, codes: jax.Array, which: jax.Array, begin: jax.Array,
+            values: jax.Array, used: jax.Array, filled: jax.Array, threshold: jax.Array, *,
+            static: _Static, iterations: int, learning_rate: float, top: int,
             loss_p: int) -> tuple[Params, jax.Array, jax.Array]:
     """One round's update: the weights, the steps taken and the last loss (the code's
     ``_optimize_past_queries``): at most ``iterations`` Adam steps, a fresh Adam with the
@@ -407,8 +441,8 @@ def _update(params: Params, codes: jax.Array, which: jax.Array, values: jax.Arra
 
     def step(carry):
         current, state, _, steps, last = carry
-        done, loss, grads = _loss_and_grad(current, codes, which, values, valid, used, threshold,
-                                           static=static, top=top, loss_p=loss_p)
+        done, loss, grads = _loss_and_grad(current, codes, which, begin, values, used, filled,
+                                           threshold, static=static, top=top, loss_p=loss_p)
         updates, moved = optimiser.update(grads, state, current)
         current, state = jax.tree.map(lambda old, new: jnp.where(done, old, new),
                                       (current, state),
