@@ -109,6 +109,26 @@ print("\n".join(["Not timed at a paper setting yet:"] + [
       if missing else "every mechanism with recorded runs has a paper-setting time")
 
 # %% [markdown]
+# ## GEM's update step
+#
+# A GEM round takes up to 100 Adam steps; each answers every marginal measured so far, ranks
+# their cells' errors and differentiates the loss over the 10,000 worst cells, so the last
+# rounds on a large domain set a run's time. `benchmarks/gem_step.py` times one step with the
+# 50 slots of the authors' script filled by the workload's largest marginals (on salary's
+# all-3way workload 13.7 million cells, the largest 33 × 76 × 501), one row per revision of the
+# code, each alone on one core. Revision 2e01ef3 computes the loss from the kept cells' columns
+# only, where the one before pulled it back through every measured marginal.
+
+# %% tags=["hide-input", "full-width"]
+from reprolib.papers.aim.pages import gem_step_benchmark
+
+gem_step = gem_step_benchmark()
+if gem_step is None:
+    print("GEM's step benchmark has not been run (benchmarks/gem_step.py)")
+else:
+    display(benchmark_table(gem_step))
+
+# %% [markdown]
 # ## PrivPGD's phases
 #
 # `benchmarks/privpgd_speed.py` times one `PrivPGD.fit` on the AIM paper's adult table, split

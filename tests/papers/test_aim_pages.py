@@ -127,6 +127,15 @@ def test_committed_speed_benchmark_has_the_shown_columns():
     assert set(SPEED_COLUMNS) <= set(pd.read_csv(path, nrows=1).columns)
 
 
+def test_the_committed_gem_step_benchmark_is_read_with_short_revisions(tmp_path):
+    from reprolib.papers.aim.pages import GEM_STEP_COLUMNS, gem_step_benchmark
+
+    assert gem_step_benchmark(tmp_path / "missing.csv") is None
+    rows = gem_step_benchmark()  # committed: the speed page shows it
+    assert rows is not None and list(rows.columns) == list(GEM_STEP_COLUMNS)
+    assert rows["git_revision"].str.len().eq(7).all() and (rows["seconds_per_step"] > 0).all()
+
+
 def test_spot_comparison_pairs_each_spot_run_with_its_reduced_twin():
     from reprolib.papers.aim.pages import spot_comparison
 

@@ -40,6 +40,11 @@ SPEED_COLUMNS = ("git_revision", "dataset", "epsilon", "max_model_size_mb", "pgm
 SINGLE_FIT_CSV = Path("aim") / "benchmarks" / "single-fit.csv"
 SINGLE_FIT_COLUMNS = ("mechanism", "dataset", "workload", "epsilon", "seed", "iters",
                       "workload_error", "seconds", "load_average_1min", "git_revision")
+# benchmarks/gem_step.py: one GEM update step at a dataset's largest measurements
+GEM_STEP_CSV = Path("aim") / "benchmarks" / "gem-step.csv"
+GEM_STEP_COLUMNS = ("git_revision", "dataset", "slots", "cells_measured", "largest_marginal",
+                    "seconds_per_step", "compile_seconds", "usable_cores", "load_average_1min",
+                    "jax_backend")
 
 
 def yes_no(values: pd.Series) -> pd.Series:
@@ -168,6 +173,11 @@ def speed_benchmark_path() -> Path:
 def speed_benchmark(path: Path | None = None) -> pd.DataFrame | None:
     """The speed benchmark's rows (the shown columns), or None if it has not been run."""
     return benchmark_rows(path or speed_benchmark_path(), SPEED_COLUMNS)
+
+
+def gem_step_benchmark(path: Path | None = None) -> pd.DataFrame | None:
+    """The rows of ``benchmarks/gem_step.py`` (``GEM_STEP_COLUMNS``), or None if not run."""
+    return benchmark_rows(path or results_dir() / GEM_STEP_CSV, GEM_STEP_COLUMNS)
 
 
 def single_fit_table(path: Path | None = None) -> pd.DataFrame | None:
