@@ -132,8 +132,12 @@ if side_by_side is None:
     print(f"no side-by-side results yet: run benchmarks/aim_reference.py to create "
           f"{reference_csv_path()}")
 else:
-    display(headers_in_words(side_by_side).style.format(precision=3, na_rep="not run")
-            .format_index("{:g}", level="epsilon").format_index("{:g}", level="MB"))
+    shown = headers_in_words(side_by_side)
+    whole = [column for column in shown.columns if column[1] in ("anneals", "rounds", "seconds")]
+    display(shown.style.format(precision=3, na_rep="not run")
+            .format("{:.0f}", subset=whole, na_rep="not run")
+            .format_index("{:.3g}", level="epsilon").format_index("{:g}", level="MB")
+            .set_table_styles([{"selector": "td, th", "props": "padding: 0 0.5em"}]))
 
 # %% [markdown]
 # One seed per row above, and AIM's rounds depend on when it anneals, which depends on the noise
@@ -150,8 +154,11 @@ spread = seed_spread()
 if spread is None:
     print("every setting of the side-by-side ran one seed")
 else:
-    display(headers_in_words(spread).style.format(precision=4).format_index("{:g}", level="epsilon")
-            .format_index("{:g}", level="MB"))
+    display(headers_in_words(spread).style.format(precision=4)
+            .format("{:.0f}", subset=["seeds", "rounds min", "rounds max"])
+            .format("{:.1f}", subset=["rounds"])
+            .format_index("{:.3g}", level="epsilon").format_index("{:g}", level="MB")
+            .set_table_styles([{"selector": "td, th", "props": "padding: 0 0.5em"}]))
     engines = {"ours": "ours:backtracking-2022", "the reference": "reference-2022"}
     fire = {name: spread.loc[("fire", 10.0, 100, 1.0, engine)] for name, engine in engines.items()
             if ("fire", 10.0, 100, 1.0, engine) in spread.index}
