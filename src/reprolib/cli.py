@@ -10,17 +10,22 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reprolib._device import DEVICES
 from reprolib.experiments import (
     COMPANION,
     SCALES,
+    Artifact,
     artifact_status,
     artifacts_of,
     catalogue,
     get_artifact,
     reproduction_status,
 )
+
+if TYPE_CHECKING:
+    from reprolib._notebooks import NotebookRun
 
 DEFAULT_SCALE = "small"
 
@@ -139,7 +144,7 @@ def _batch(args: argparse.Namespace) -> int:
     runnable = [a for a in artifacts_of(args.paper) if a.runnable and a.paper != COMPANION]
     runnable += [a for a in artifacts_of(COMPANION)
                  if args.paper is None or a.parameters.get("paper") == args.paper]
-    runs = {}
+    runs: dict[Path, tuple[Artifact, NotebookRun]] = {}
     for artifact in runnable:  # artifacts sharing a notebook variant run it once
         run = plan_run(artifact, scale=args.scale, device=args.device)
         runs.setdefault(run.output, (artifact, run))

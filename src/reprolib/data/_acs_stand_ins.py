@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -58,7 +59,8 @@ class _AcsStandIn:
 
 
 def _sdnist_2018(root: Path) -> pd.DataFrame:
-    frames = [load_dataset(f"sdnist/{name}", data_dir=root).frame for name in SDNIST_2018]
+    frames = [cast(RawTable, load_dataset(f"sdnist/{name}", data_dir=root)).frame
+              for name in SDNIST_2018]
     frame = pd.concat(frames, ignore_index=True)
     frame["ST"] = frame["PUMA"].str[:2]
     return frame

@@ -40,7 +40,11 @@ class ColumnCoding:
     @property
     def size(self) -> int:
         """Number of codes, including the missing code."""
-        observed = len(self.values) if self.values is not None else len(self.edges) - 1
+        if self.values is not None:
+            observed = len(self.values)
+        else:
+            assert self.edges is not None  # exactly one of values and edges is set
+            observed = len(self.edges) - 1
         return observed + int(self.has_missing)
 
     def labels(self) -> tuple[str, ...]:
@@ -49,6 +53,7 @@ class ColumnCoding:
             labels = [str(v) for v in self.values]
         else:
             e = self.edges
+            assert e is not None  # exactly one of values and edges is set
             labels = [f"[{e[i]:g}, {e[i + 1]:g})" for i in range(len(e) - 2)]
             labels.append(f"[{e[-2]:g}, {e[-1]:g}]")
         return tuple(labels + [MISSING_LABEL] * self.has_missing)
@@ -70,6 +75,7 @@ class ColumnCoding:
             codes = np.searchsorted(values, x).clip(max=max(len(values) - 1, 0))
             unseen = ~missing & (values[codes] != x) if len(values) else ~missing
         else:
+            assert self.values is not None  # exactly one of values and edges is set
             codes = pd.Index(list(self.values), dtype=object).get_indexer(column.astype(object))
             unseen = (codes < 0) & ~missing
         if self.values is not None and unseen.any():

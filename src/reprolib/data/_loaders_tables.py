@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -152,25 +153,21 @@ def _load_medical_charges(root: Path) -> RawTable:
 
 
 def _sdnist_infos(name: str) -> tuple[DatasetInfo, DatasetInfo]:
-    files = (f"sdnist-acs/{name}.csv", f"sdnist-acs/{name}.json")
-    common = {
-        "source": f"{_SDNIST}{name}.csv and {name}.json",
-        "license": "NIST public data notice (attribution requested)",
-        "files": files,
-    }
     raw = DatasetInfo(
         name=f"sdnist/{name}",
         description=f"ACS PUMS person records, SDNist excerpt {name}, 24 columns, 'N' = n/a",
         kind="raw",
+        source=f"{_SDNIST}{name}.csv and {name}.json",
+        license="NIST public data notice (attribution requested)",
+        files=(f"sdnist-acs/{name}.csv", f"sdnist-acs/{name}.json"),
         loader=partial(_load_sdnist_raw, name),
-        **common,
     )
-    discrete = DatasetInfo(
+    discrete = replace(
+        raw,
         name=f"sdnist/{name}-discrete",
         description=f"SDNist excerpt {name}, 22 columns coded by sdnist_discretisation",
         kind="discrete",
         loader=partial(_load_sdnist_discrete, name),
-        **common,
     )
     return raw, discrete
 

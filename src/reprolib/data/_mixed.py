@@ -217,12 +217,12 @@ class MixedCoding:
         where = f" of {table.source}" if table.source else ""
         frame = table.frame
         codes = {}
-        for name, values in self.categories.items():
-            index = pd.Index(list(values), dtype=object).get_indexer(frame[name].astype(object))
+        for name, known in self.categories.items():
+            index = pd.Index(list(known), dtype=object).get_indexer(frame[name].astype(object))
             if (index < 0).any():
                 bad = frame[name][index < 0].iloc[0]
                 raise DataError(f"column {name!r}{where} has value {bad!r} in "
-                                f"{int((index < 0).sum())} rows, outside its {len(values)} "
+                                f"{int((index < 0).sum())} rows, outside its {len(known)} "
                                 "categories; refit the coding or map missing values first")
             codes[name] = index.astype(np.int64)
         scaled = []
@@ -238,7 +238,8 @@ class MixedCoding:
             scaled.append((x - lo) / (hi - lo))
         values = np.stack(scaled, axis=1) if scaled else np.zeros((len(frame), 0))
         categorical = Dataset(pd.DataFrame(codes), self.domain.categorical, table.source)
-        targets = (table.target,) if table.target in self.categories else ()
+        target = table.target
+        targets = (target,) if target is not None and target in self.categories else ()
         return MixedDataset(categorical, values, tuple(self.bounds), targets, table.source)
 
     def decode(self, data: MixedDataset) -> pd.DataFrame:

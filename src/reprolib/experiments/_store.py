@@ -108,7 +108,7 @@ class Cell:
     epsilon: float | None
     delta: float | None
     seed: int
-    params: Mapping[str, object] = dataclasses.field(compare=False)
+    params: Mapping[str, Any] = dataclasses.field(compare=False)  # JSON values
     params_json: str = dataclasses.field(init=False, repr=False)
 
     def __post_init__(self) -> None:

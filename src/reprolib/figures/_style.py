@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import matplotlib.pyplot as plt
 
 BOUND_STYLE = {
@@ -22,7 +24,7 @@ def new_figure(ncols: int = 1, *, width: float = 4.2, height: float = 3.2):
 
 
 def new_grid(nrows: int, ncols: int, *, width: float = 4.2, height: float = 3.2,
-             sharey: str | bool = False):
+             sharey: bool | Literal["none", "all", "row", "col"] = False):
     """A figure with ``nrows`` x ``ncols`` panels (a 2-D array of axes), as :func:`new_figure`."""
     with plt.rc_context({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3}):
         fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),

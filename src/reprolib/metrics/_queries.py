@@ -34,7 +34,10 @@ SPARSITY = 3
 class QuerySet(Protocol):
     """A fixed set of queries with answers in [0, 1] (fractions of records)."""
 
-    domain: Domain
+    @property
+    def domain(self) -> Domain:
+        """The domain the queries were drawn on."""
+        ...
 
     def answer(self, data: Dataset) -> np.ndarray:
         """One answer per query, in query order."""

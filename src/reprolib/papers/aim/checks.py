@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -464,7 +465,7 @@ def _study_checks(scale: str) -> list[Check]:
               evaluate=lambda ctx: _within_capacity(ctx, scale)),
         *(Check(id=f"{a}-budget-{scale}", artifact=a, kind="exact", scale=scale, data=DATA,
                 description="every run's ledger total equals its zCDP budget",
-                evaluate=lambda ctx, a=a: _spends_budget(ctx, a, scale))
+                evaluate=partial(_spends_budget, artifact=a, scale=scale))
           for a in ("aim-fig4ab", "aim-fig4c", "aim-fig7")),
         Check(id=f"aim-tab3-zeros-help-{scale}", artifact="aim-tab3", kind="claim", scale=scale,
               data=DATA, description="structural zeros lower AIM's error on average over ε",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import numpy as np
 
@@ -19,7 +19,10 @@ from reprolib.experiments._scales import Scale
 from reprolib.mechanisms.pgm import LossWeighting, Potentials, StepRule
 from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 PAPER_EPSILONS = tuple(round(10.0 ** (k / 2), 12) for k in range(-4, 5))
 DELTA = 1e-9
 AIM_DATASETS = ("adult", "salary", "msnbc", "fire", "nltcs", "titanic")
@@ -36,7 +39,8 @@ SINGLE_FIT = ("MST", "PrivBayes+PGM", "Independent")
 # the mechanisms the AIM experiments can build (``CONFIG_FROM_PARAMS``)
 Mechanism = Literal["AIM", "MWEM+PGM", "MWEM+RP", "GEM", "RAP", "PrivMRF", "MST", "PrivBayes+PGM",
                     "Independent", "Gaussian"]
-LOSS_WEIGHTING = "inverse-variance"  # Private-PGM's maximum-likelihood loss, as the reference code
+# Private-PGM's maximum-likelihood loss, as the reference code
+LOSS_WEIGHTING: LossWeighting = "inverse-variance"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -177,7 +181,7 @@ def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
 
 def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Dataset:
     """An AIM benchmark dataset, optionally restricted to ``attributes`` (kept in domain order)."""
-    data = load_dataset(f"aim/{name}")
+    data = cast(Dataset, load_dataset(f"aim/{name}"))
     if attributes is None:
         return data
     return data.project([a for a in data.domain.attributes if a in attributes])
@@ -253,7 +257,7 @@ def unread_params(mechanism: str) -> frozenset[str]:
     """
     knobs = {"pgm_iters", "final_pgm_iters", "max_model_size_mb", "mwem_max_model_size_mb",
              "loss_weighting", "step_rule", "rounds", "stop_ratio", "potentials"}
-    read = CONFIG_FROM_PARAMS[mechanism].values()
+    read = CONFIG_FROM_PARAMS[cast(Mechanism, mechanism)].values()
     return frozenset(knobs.difference(*((k,) if isinstance(k, str) else k for k in read)))
 
 

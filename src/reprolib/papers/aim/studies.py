@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ STUDIES: dict[Scale, StudySettings] = {
 }
 
 
-def _base_params(scale: Scale, **changed: object) -> dict[str, object]:
+def _base_params(scale: Scale, **changed: Any) -> dict[str, object]:
     """The run parameters of the scale's profile, with ``changed`` ones, on all 3-way marginals."""
     profile = dataclasses.replace(PROFILES[scale], **changed)
     return {**run_params(pgm_iters=profile.pgm_iters, max_model_size_mb=profile.max_model_size_mb,
@@ -131,6 +132,7 @@ def _capacity_cells(scale: Scale, settings: CapacitySettings) -> list[Cell]:
 
 
 def _capacity_run(cell: Cell, device: str) -> dict[str, object]:
+    assert cell.epsilon is not None  # every cell of the studies is private
     data = load_cell_data(cell)
     workload = build_workload("all-3way", data, cell.dataset)
     result, seconds = run_mechanism(build_mechanism("AIM", cell.params), data, workload,
@@ -185,6 +187,7 @@ def _bounds_run(cell: Cell, device: str) -> dict[str, object]:
     from reprolib.mechanisms.pgm import downward_closure
     from reprolib.papers.aim.uncertainty import aim_error_bounds
 
+    assert cell.epsilon is not None  # every cell of the studies is private
     data = load_cell_data(cell)
     workload = build_workload("all-3way", data, cell.dataset)
     result, seconds = run_mechanism(build_mechanism("AIM", cell.params), data, workload,
@@ -229,6 +232,7 @@ def _matching_cells(scale: Scale, settings: NoSettings) -> list[Cell]:
 def _matching_run(cell: Cell, device: str) -> dict[str, object]:
     from reprolib.papers.aim.subsampling import matching_fraction
 
+    assert cell.epsilon is not None  # every cell of the studies is private
     runs = _aim_runs(str(cell.params["source"]), str(cell.params["scale"]))
     runs = runs[(runs["dataset"] == cell.dataset) & np.isclose(runs["epsilon"], cell.epsilon)]
     error = float(runs["metric.workload_error"].mean())
@@ -248,6 +252,7 @@ def _runtime_cells(scale: Scale, settings: NoSettings) -> list[Cell]:
 
 
 def _runtime_run(cell: Cell, device: str) -> dict[str, object]:
+    assert cell.epsilon is not None  # every cell of the studies is private
     runs = _aim_runs("aim-fig1", str(cell.params["scale"]))
     run = runs[(runs["dataset"] == cell.dataset) & np.isclose(runs["epsilon"], cell.epsilon)
                & (runs["seed"] == cell.seed)].iloc[0]
@@ -300,6 +305,7 @@ def _mwem_cells(scale: Scale, settings: MWEMSettings) -> list[Cell]:
 
 
 def _mwem_run(cell: Cell, device: str) -> dict[str, object]:
+    assert cell.epsilon is not None  # every cell of the studies is private
     data = load_cell_data(cell)
     workload = build_workload("all-3way", data, cell.dataset)
     result, seconds = run_mechanism(build_mechanism(cell.mechanism, cell.params), data, workload,

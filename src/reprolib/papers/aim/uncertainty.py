@@ -81,7 +81,8 @@ def weighted_average_estimate(
     clique = tuple(clique)
     if len(set(clique)) != len(clique):
         raise ValueError(f"clique {clique} repeats an attribute; list each attribute once")
-    projections, weights = [], []
+    projections: list[np.ndarray] = []
+    weights: list[float] = []
     for measurement in measurements:
         if not set(clique) <= set(measurement.clique):
             continue

@@ -12,18 +12,19 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import pandas as pd
 
 from reprolib.mechanisms.marginal.aim import AIMConfig
 from reprolib.mechanisms.marginal.mst import MST_STEPS
-from reprolib.mechanisms.particles.privpgd import ThresholdConstraint, allocate
+from reprolib.mechanisms.particles.privpgd import Calibration, ThresholdConstraint, allocate
 from reprolib.privacy import NeighbourRelation, PrivacyBudget, gaussian_sigma, rho_to_eps
 
-CALIBRATIONS = ("paper", "code")
+CALIBRATIONS: tuple[Calibration, ...] = ("paper", "code")
 # the share of PrivPGD's budget a protected statistic gets by default
-CONSTRAINT_FRACTION = next(f.default for f in dataclasses.fields(ThresholdConstraint)
-                           if f.name == "budget_fraction")
+CONSTRAINT_FRACTION = cast(float, next(
+    f.default for f in dataclasses.fields(ThresholdConstraint) if f.name == "budget_fraction"))
 
 
 def replace_one_budget(epsilon: float, delta: float) -> PrivacyBudget:
@@ -72,10 +73,11 @@ def constraint_split(epsilon: float, delta: float,
     """Rho and sigma of the marginals and of a protected statistic getting ``fraction`` of the
     (epsilon, delta) budget (default: ``ThresholdConstraint``'s), under both calibrations, and the CKS rho of each share on its own.
     """
-    rows = {}
+    rows: dict[str, dict[str, float]] = {}
     for calibration in CALIBRATIONS:
         shares = allocate(replace_one_budget(epsilon, delta), calibration,
                           constraint_fraction=fraction)
+        assert shares.rho_constraint is not None  # allocate splits off a share when given one
         rows[calibration] = {
             "ρ marginals": shares.rho_marginals, "ρ statistic": shares.rho_constraint,
             "ρ total": shares.rho_marginals + shares.rho_constraint,

@@ -8,6 +8,7 @@ back to (a round-trip check). Closed forms only: no data, no randomness.
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ import pandas as pd
 from reprolib.experiments._experiment import Experiment
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
-from reprolib.privacy import BOUNDS, eps_to_rho, gaussian_sigma, rho_to_eps
+from reprolib.privacy import BOUNDS, Bound, eps_to_rho, gaussian_sigma, rho_to_eps
 
 ARTIFACT = "prelim-conversions"
 DELTAS = (1e-5, 1e-9)
@@ -62,11 +63,13 @@ def _cells(scale: Scale, settings: ConversionSettings) -> list[Cell]:
 
 def _compute(cell: Cell, device: str) -> dict[str, float]:
     del device  # closed forms run on the CPU
-    rho = eps_to_rho(cell.epsilon, cell.delta, bound=cell.mechanism)
+    assert cell.epsilon is not None and cell.delta is not None
+    bound = cast(Bound, cell.mechanism)  # the cells' mechanisms are BOUNDS
+    rho = eps_to_rho(cell.epsilon, cell.delta, bound=bound)
     return {
         "rho": rho,
         "sigma": gaussian_sigma(rho, float(cell.params["sensitivity"])),
-        "eps_roundtrip": rho_to_eps(rho, cell.delta, bound=cell.mechanism),
+        "eps_roundtrip": rho_to_eps(rho, cell.delta, bound=bound),
     }
 
 

@@ -19,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
-from reprolib.data import ACS_STAND_INS, acs_stand_in, acs_stand_in_text
+from reprolib.data import ACS_STAND_INS, Dataset, acs_stand_in, acs_stand_in_text
 from reprolib.data._containers import ColumnKind, RawTable
 from reprolib.data._registry import load_dataset
 
@@ -72,7 +73,7 @@ def _build_diabetes(root: Path) -> RawTable:
     (2 x 35,545). PrivPGD then drops the first column (time_in_hospital): 6 features and the
     target, the paper's d = 7. The undersampled rows differ from Grinsztajn's (seed unknown).
     """
-    frame = load_dataset("diabetes130/raw", data_dir=root).frame
+    frame = cast(RawTable, load_dataset("diabetes130/raw", data_dir=root)).frame
     counts = frame["readmitted"].value_counts()
     top_two, size = counts.index[:2], int(counts.iloc[1])
     rng = np.random.default_rng(DIABETES_UNDERSAMPLING_SEED)
@@ -88,7 +89,8 @@ def _build_diabetes(root: Path) -> RawTable:
 
 def _build_columns(dataset: str, columns: tuple[str, ...], root: Path) -> RawTable:
     """Columns of a registered table (raw or coded), target last, all taken as numbers."""
-    frame = load_dataset(dataset, data_dir=root).frame[list(columns)].reset_index(drop=True)
+    table = cast(Dataset | RawTable, load_dataset(dataset, data_dir=root))
+    frame = table.frame[list(columns)].reset_index(drop=True)
     kinds: dict[str, ColumnKind] = {c: "numerical" for c in columns}
     return RawTable(frame, kinds, target=columns[-1], source=dataset)
 

@@ -20,15 +20,17 @@ from reprolib.experiments._checks import (
     TRAINED_ACROSS_CPUS,
     Check,
     CheckContext,
+    Kind,
     MissingResults,
     Outcome,
     regression_check,
 )
+from reprolib.experiments._scales import Scale
 from reprolib.mechanisms.particles.privpgd import PrivPGDConfig
 from reprolib.papers.privpgd.setup import FIGURE_EPSILONS, PROFILES
 
 DATA = "named stand-ins (offline; listed on each page)"
-SCALE = "small"
+SCALE: Scale = "small"
 COMPARISONS = ("privpgd-fig1", "privpgd-fig4", "privpgd-fig5")
 ALL_RUNS = (*COMPARISONS, "privpgd-fig3")
 QUERY_ERRORS = ("covariance_error", "counting_error", "thresholding_error")
@@ -276,7 +278,7 @@ def _other_errors_stay_comparable(ctx: CheckContext) -> Outcome:
                    "λ = 0 at every λ")
 
 
-def _check(id_: str, artifact: str, kind: str, description: str, evaluate,
+def _check(id_: str, artifact: str, kind: Kind, description: str, evaluate,
            deviation: str | None = None) -> Check:
     return Check(id=id_, artifact=artifact, kind=kind, scale=SCALE, data=DATA,
                  description=description, evaluate=evaluate, deviation=deviation)

@@ -20,7 +20,7 @@ from urllib.error import HTTPError, URLError
 import numpy as np
 import pandas as pd
 
-from reprolib.data._containers import RawTable
+from reprolib.data._containers import ColumnKind, RawTable
 from reprolib.data._discretise import ColumnCoding, Discretisation
 from reprolib.data._domain import Dataset
 from reprolib.data._errors import DataError
@@ -205,6 +205,7 @@ class _Unavailable(DataError):
 
 
 def _load_acs(entry: PrivPGDDataset, root: Path | None) -> RawTable:
+    assert entry.acs_task is not None  # called for the ACS datasets only
     if root is not None:
         folder = root / "folktables"
     else:
@@ -261,7 +262,7 @@ def _load_openml(entry: PrivPGDDataset, root: Path | None) -> RawTable:
             f" PRIVPGD_DATASETS expects {entry.target!r}; correct the registry entry."
         )
     frame = bunch.frame[[*bunch.feature_names, entry.target]].dropna().iloc[:, 1:]
-    kinds = {
+    kinds: dict[str, ColumnKind] = {
         c: "numerical" if pd.api.types.is_numeric_dtype(frame[c]) else "categorical"
         for c in frame.columns
     }
@@ -318,6 +319,7 @@ def load_privpgd_dataset(
 def _prepare(
     entry: PrivPGDDataset, table: RawTable, label: str, substitute: str | None, seed: int
 ) -> PrivPGDData:
+    assert table.target is not None  # every loader and substitute names its target
     coding = privpgd_discretisation(table)
     train, test = _split(coding.apply(table), seed)
     return PrivPGDData(entry.name, entry.task, table.target, train, test, label, substitute, coding)

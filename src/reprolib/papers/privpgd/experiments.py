@@ -61,6 +61,7 @@ def _comparison_cells(artifact: str):
 
 
 def _comparison_run(cell: Cell, device: str) -> dict[str, object]:
+    assert cell.epsilon is not None  # every cell runs at its figure's epsilon
     mechanism = build_mechanism(cell.mechanism, cell.params, device=device)
     _, metrics = run_and_evaluate(mechanism, evaluation_data(cell), cell.epsilon, cell.seed)
     return metrics
@@ -138,6 +139,7 @@ def _constraint_run(cell: Cell, device: str) -> dict[str, object]:
     from reprolib.data import embed
     from reprolib.mechanisms.particles.privpgd import ThresholdConstraint
 
+    assert cell.epsilon is not None  # every cell runs at Figure 3's epsilon
     data = evaluation_data(cell)
     theta, threshold = protected_query(cell.dataset, data.train.domain.attributes)
     constraint = ThresholdConstraint(theta=theta, threshold=threshold,

@@ -17,8 +17,7 @@ from itertools import cycle
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
-from matplotlib.colors import to_hex
+from matplotlib.colors import TABLEAU_COLORS, to_hex
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
@@ -93,7 +92,7 @@ def _offsets(mechanisms: Sequence[str]) -> dict[str, float]:
 def _styles(mechanisms: Sequence[str]) -> dict[str, tuple[str, str]]:
     """Colour and marker per mechanism: :data:`MECHANISM_STYLE`, else tab10 colours and "o"."""
     used = {colour for colour, _ in MECHANISM_STYLE.values()}
-    spare = cycle(c for c in map(to_hex, colormaps["tab10"].colors) if c not in used)
+    spare = cycle(c for c in map(to_hex, TABLEAU_COLORS.values()) if c not in used)
     return {name: MECHANISM_STYLE.get(name) or (to_hex(next(spare)), "o") for name in mechanisms}
 
 

@@ -13,7 +13,7 @@ import functools
 import textwrap
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -21,9 +21,15 @@ import pandas as pd
 from reprolib.data import Dataset
 from reprolib.experiments._provenance import compute_summary
 from reprolib.experiments._scales import Scale
-from reprolib.papers.privpgd.data import PRIVPGD_DATASETS, SubstituteMode, load_privpgd_dataset
+from reprolib.papers.privpgd.data import (
+    PRIVPGD_DATASETS,
+    SubstituteMode,
+    Task,
+    load_privpgd_dataset,
+)
 
 if TYPE_CHECKING:
+    from reprolib.mechanisms import SynthesisResult
     from reprolib.metrics import CountingQueries, ThresholdingQueries
 
 DELTA = 1e-5
@@ -153,8 +159,9 @@ def check_privpgd_settings(privpgd: Mapping[str, int | float], calibration: str,
     if elsewhere:
         raise TypeError(f"{owner}.privpgd cannot set {elsewhere}: calibration is a setting of its "
                         "own, the constraint and the device are set by the run")
-    make_config(config_class("PrivPGD"), {**privpgd, "calibration": calibration},
-                owner=f"{owner}.privpgd")
+    config = config_class("PrivPGD")
+    assert config is not None  # PrivPGD takes a config, PrivPGDConfig
+    make_config(config, {**privpgd, "calibration": calibration}, owner=f"{owner}.privpgd")
 
 
 def data_params(substitute: str, max_records: int | None) -> dict[str, object]:
@@ -199,7 +206,7 @@ class EvaluationData:
     train: Dataset
     test: Dataset
     target: str
-    task: str
+    task: Task
     substituted: bool
     source_label: str
     counting: CountingQueries
@@ -208,7 +215,7 @@ class EvaluationData:
 
 
 @functools.lru_cache(maxsize=8)
-def _evaluation_data(dataset: str, substitute: str, attributes: tuple[str, ...] | None,
+def _evaluation_data(dataset: str, substitute: SubstituteMode, attributes: tuple[str, ...] | None,
                      max_records: int | None) -> EvaluationData:
     from reprolib.metrics import CountingQueries, ThresholdingQueries, downstream_error
 
@@ -232,7 +239,7 @@ def _evaluation_data(dataset: str, substitute: str, attributes: tuple[str, ...] 
 def evaluation_data(cell) -> EvaluationData:
     """The data of an experiment cell (cached per process: loading and the queries cost seconds)."""
     attributes = cell.params.get("attributes")
-    return _evaluation_data(cell.dataset, str(cell.params["substitute"]),
+    return _evaluation_data(cell.dataset, cast(SubstituteMode, str(cell.params["substitute"])),
                             tuple(attributes) if attributes else None,
                             cell.params.get("max_records"))
 
@@ -251,7 +258,7 @@ CONFIG_FROM_PARAMS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
-def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "auto",
+def build_mechanism(name: str, params: Mapping[str, Any], *, device: str = "auto",
                     constraint=None):
     """PrivPGD or a baseline, built from its typed config with a cell's parameters (see
     ``CONFIG_FROM_PARAMS``; the PGM baselines set to the PrivPGD paper's replace-one relation:
@@ -276,7 +283,7 @@ def build_mechanism(name: str, params: Mapping[str, object], *, device: str = "a
 
 
 def run_and_evaluate(mechanism, data: EvaluationData, epsilon: float,
-                     seed: int) -> tuple[object, dict[str, object]]:
+                     seed: int) -> tuple[SynthesisResult, dict[str, object]]:
     """Fit ``mechanism`` at (epsilon, DELTA) on the train split; the paper's metrics and spend.
 
     The workload-aware baselines (PGM+AIM, GEM) get the paper's workload, all 2-way marginals.
@@ -290,10 +297,10 @@ def run_and_evaluate(mechanism, data: EvaluationData, epsilon: float,
     result = mechanism.fit(data.train, budget, np.random.default_rng(seed),
                            workload=all_kway(data.train.domain, 2))
     seconds = time.perf_counter() - started
-    metrics = privpgd_metrics(
+    metrics: dict[str, object] = dict(privpgd_metrics(
         data.train, result.synthetic, data.test, target=data.target, task=data.task,
         counting=data.counting, thresholding=data.thresholding,
-        real_downstream_error=data.downstream_error_real, seed=QUERY_SEED)
+        real_downstream_error=data.downstream_error_real, seed=QUERY_SEED))
     metrics.update(
         seconds=seconds, spent_rho=result.ledger.spent_rho, budget_rho=budget.rho,
         relation=budget.relation.value, substituted=data.substituted,

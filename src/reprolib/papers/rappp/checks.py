@@ -8,6 +8,8 @@ for income, not for every target) are tested on the stand-ins' multitask data.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -18,6 +20,7 @@ from reprolib.experiments._checks import (
     Outcome,
     regression_check,
 )
+from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.annealing import ANNEALED, FIXED
 from reprolib.papers.rappp.comparison import ORIGINAL, focus_state
 from reprolib.papers.rappp.figures import annealing_summary
@@ -177,7 +180,7 @@ def _annealing_checks(scale: str) -> list[Check]:
                   scale=scale, data=data[artifact],
                   description="annealing the temperature fits 2-way mixed marginals better than "
                               "every fixed temperature (Figures 1 and 6)",
-                  evaluate=lambda ctx, a=artifact: _annealing_beats_fixed(ctx, a, scale))
+                  evaluate=partial(_annealing_beats_fixed, artifact=artifact, scale=scale))
             for artifact in ("rappp-fig1", "rappp-fig6")]
 
 
@@ -233,7 +236,7 @@ def _ledger_checks(scale: str) -> list[Check]:
                   data=STAND_INS if artifact == "rappp-fig9" else COMPARISON_DATA,
                   description="each recorded private run spent its whole budget, "
                               "no more, at the paper's delta and neighbouring relation",
-                  evaluate=lambda ctx, a=artifact: _ledger(ctx, a, scale))
+                  evaluate=partial(_ledger, artifact=artifact, scale=scale))
             for artifact in ("rappp-fig8", "rappp-fig9", "rappp-fig3")]
 
 
@@ -298,7 +301,8 @@ def _rappp_best(means: pd.DataFrame, tolerance: float, what: str) -> Outcome:
     if len(misses):
         observed += "; behind at " + ", ".join(behind(t, e, v) for (t, e), v in misses.items())
     elif short.min() < 0:
-        observed += "; furthest behind at " + behind(*short.idxmin(), short.min())
+        target, epsilon = short.idxmin()
+        observed += "; furthest behind at " + behind(target, epsilon, short.min())
     return Outcome("pass" if misses.empty else "fail", observed, what)
 
 
@@ -321,7 +325,7 @@ def _pgm_primary(ctx: CheckContext, scale: str) -> Outcome:
                    "baseline's in most (task, ε) pairs")
 
 
-def _single_task_claims(scale: str) -> list[Check]:
+def _single_task_claims(scale: Scale) -> list[Check]:
     state = focus_state(scale)
     return [
         Check(id=f"rappp-fig2-mm-below-pgm-{scale}", artifact="rappp-fig2", kind="claim",

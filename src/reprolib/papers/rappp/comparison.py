@@ -229,7 +229,7 @@ def comparison_cells(artifact: str):
     def cells(scale: Scale, settings: ComparisonSettings) -> list[Cell]:
         del scale
         params = _params(settings, settings.bins)
-        evaluation = {"mm_queries": settings.mm_queries, "bound": settings.bound}
+        evaluation: dict[str, object] = {"mm_queries": settings.mm_queries, "bound": settings.bound}
         own = {"DP-MERF": evaluation,
                "DP-CTGAN": {**evaluation, "gan_epochs": settings.gan_epochs,
                             "gan_free_epsilon": settings.gan_free_epsilon}}
@@ -304,14 +304,14 @@ def _pgm(train: MixedDataset, budget: PrivacyBudget, rng: np.random.Generator,
     bins = int(params["bins"])
     binned = train.binned(bins)
     features = [a for a in binned.domain.attributes if a not in train.targets]
-    cliques = [(a, b, label) for a, b in itertools.combinations(features, 2)
-               for label in train.targets]
+    cliques = tuple((a, b, label) for a, b in itertools.combinations(features, 2)
+                    for label in train.targets)
     mechanism = build("MWEM+PGM", {"rounds": len(binned.domain) - 1,
                                    **mechanism_config("PGM", params),
                                    "relation": NeighbourRelation.REPLACE_ONE})
     result = mechanism.fit(binned, budget, rng,
                            workload=Workload("class-conditional 3-way", cliques,
-                                             [1.0] * len(cliques)))
+                                             (1.0,) * len(cliques)))
     return dataclasses.replace(result, synthetic=MixedDataset.from_binned(
         result.synthetic, train.domain.numerical, bins, train.targets))
 
@@ -321,7 +321,7 @@ def query_errors(real: MixedDataset, synthetic: MixedDataset, mm_queries: int
     """Mean and largest absolute errors on the categorical marginals and the mixed marginals."""
     layout = OneHotLayout(real.domain, real.targets)
     rows_real, rows_synthetic = layout.encode(real), layout.encode(synthetic)
-    out = {}
+    out: dict[str, float] = {}
     features = [a for a in real.domain.categorical.attributes if a not in real.targets]
     cm = ConditionalMarginals.all_pairs(layout, features)
     errors = np.abs(cm.all_answers(rows_real) - cm.all_answers(rows_synthetic))[cm.valid]

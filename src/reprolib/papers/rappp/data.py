@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -210,7 +211,7 @@ def _table(frame: pd.DataFrame, task: Task, categorical_as: type) -> RawTable:
                     source=frame.attrs.get("source"))
 
 
-def _encode(table: RawTable, task: Task, bounds: dict[str, tuple[float, float]],
+def _encode(table: RawTable, task: Task, bounds: Mapping[str, tuple[float, float]],
             categories: dict[str, tuple], clip: bool) -> tuple[MixedDataset, MixedCoding]:
     binary = {t: (0, 1) for t in task.targets}
     coding = MixedCoding.fit(table, {c: bounds[c] for c in task.numerical},
@@ -228,7 +229,7 @@ def load_stand_in(task: str, state: str = "national2018", root: Path | None = No
     if state not in STAND_INS:
         raise ValueError(f"unknown stand-in state {state!r}; choose one of {list(STAND_INS)}")
     root = Path(root) if root is not None else data_dir()
-    raw = load_dataset(f"sdnist/{state}", data_dir=root)
+    raw = cast(RawTable, load_dataset(f"sdnist/{state}", data_dir=root))
     schema = json.loads((root / "sdnist-acs" / f"{state}.json").read_text())["schema"]
     spec = STAND_IN_TASKS[task]
     categories = {c: tuple(str(v) for v in schema[c]["values"]) for c in spec.categorical}

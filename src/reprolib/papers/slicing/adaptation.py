@@ -34,6 +34,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable
+from typing import TypedDict
 
 import numpy as np
 import torch
@@ -41,12 +42,12 @@ from torch import nn
 from torch.nn import functional
 
 from reprolib._device import one_cpu_thread
-from reprolib.data import ImageSet, load_dataset
+from reprolib.data import ImageSet
 from reprolib.experiments._experiment import Experiment
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
 from reprolib.mechanisms.slicing.training import TrainingSettings, projection_loss
-from reprolib.papers.slicing.digits import mnist_halves
+from reprolib.papers.slicing.digits import load_images, mnist_halves
 from reprolib.privacy import (
     NeighbourRelation,
     RdpBudget,
@@ -141,11 +142,11 @@ class Domains:
 def domains(direction: str) -> Domains:
     """The labelled source, the private target pool and the evaluation set of ``direction``."""
     if direction == "mnist-usps":
-        return Domains(load_dataset("mnist/test"), load_dataset("usps/train"),
-                       load_dataset("usps/test"))
+        return Domains(load_images("mnist/test"), load_images("usps/train"),
+                       load_images("usps/test"))
     if direction == "usps-mnist":
         pool, held_out = mnist_halves()
-        return Domains(load_dataset("usps/train"), pool, held_out)
+        return Domains(load_images("usps/train"), pool, held_out)
     raise ValueError(f"unknown direction {direction!r}; choose from {list(DIRECTIONS)}")
 
 
@@ -284,6 +285,17 @@ def _cells(scale: Scale, settings: AdaptationSettings) -> list[Cell]:
                 settings.directions, runs, range(settings.seeds))]
 
 
+class _StreamShape(TypedDict):
+    """The settings that :func:`remaining_stream_sigma` and :class:`SlicingStream` share."""
+
+    records: int
+    dim: int
+    batch_size: int
+    steps: int
+    projections: int
+    row_norm: float
+
+
 def _run(cell: Cell, device: str) -> dict[str, object]:
     params: dict = dict(cell.params)
     data = domains(cell.dataset)
@@ -301,9 +313,9 @@ def _run(cell: Cell, device: str) -> dict[str, object]:
     assert cell.delta is not None
     ledger = RdpLedger(RdpBudget(epsilon=cell.epsilon, delta=cell.delta,
                                  relation=NeighbourRelation.REPLACE_ONE))
-    shape = {"records": len(data.target.labels), "dim": FEATURES,
-             "batch_size": recipe.batch_size, "steps": steps,
-             "projections": recipe.projections, "row_norm": 1.0}
+    shape = _StreamShape(records=len(data.target.labels), dim=FEATURES,
+                         batch_size=recipe.batch_size, steps=steps,
+                         projections=recipe.projections, row_norm=1.0)
     sigma = remaining_stream_sigma(ledger, **shape)
     stream = SlicingStream(**shape, sigma=sigma, ledger=ledger,
                            label=f"{data_name(cell.dataset)}: target features, every step")

@@ -22,6 +22,7 @@ from reprolib.experiments._experiment import Experiment
 from reprolib.experiments._scales import Scale
 from reprolib.experiments._store import Cell
 from reprolib.privacy import (
+    SlicingCurve,
     poisson_amplified,
     poisson_base,
     projection_epsilon,
@@ -82,7 +83,7 @@ def _compute(cell: Cell, device: str) -> dict[str, float]:
         sigma = projection_sigma(base_epsilon, base_delta, blocks=projections)
         spent, order = projection_epsilon(sigma, base_delta, blocks=projections)
     else:
-        curve = "lemma-2" if cell.mechanism == "theorem-1" else "exact"
+        curve: SlicingCurve = "lemma-2" if cell.mechanism == "theorem-1" else "exact"
         sigma = slicing_sigma(base_epsilon, base_delta, dim=dim, projections=projections,
                               curve=curve)
         spent, order = slicing_epsilon(sigma, base_delta, dim=dim, projections=projections,

@@ -10,6 +10,8 @@ Proposition 3, the paper's discussion after Theorem 1), and the exact curve less
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -216,7 +218,7 @@ def _comparison_checks(artifact: str) -> list[Check]:
                 data=STAND_INS,
                 description=f"every {table} run spends exactly its base budget, which Poisson "
                             "sampling at rate 0.25 amplifies to the reported epsilon",
-                evaluate=lambda ctx, scale=scale: _budgets(ctx, artifact, scale))
+                evaluate=partial(_budgets, artifact=artifact, scale=scale))
           for scale in ("smoke", "small")),
         Check(id=f"{artifact}-slicing-beats-slicewass", artifact=artifact, kind="claim",
               scale="small", data=STAND_INS,
@@ -236,7 +238,7 @@ def _comparison_checks(artifact: str) -> list[Check]:
                 description=f"Algorithm 1 gives higher-quality data than {row} ({table}; the "
                             "paper's abstract: 'consistently' better than its baselines): above "
                             f"our {rival} in most (task, score) pairs",
-                evaluate=lambda ctx, rival=rival: _wins(ctx, artifact, rival),
+                evaluate=partial(_wins, artifact=artifact, rival=rival),
                 deviation=GAN_DEVIATIONS[rival])
           for short, row, rival in (("pate", "PATE", "PATE-GAN"),
                                     ("dpsgd", "DP-SGD", "DP-CTGAN"))),
@@ -322,7 +324,7 @@ DIGITS_CHECKS: list[Check] = [
             description="every Figure 1 run spends exactly its budget (the slicing methods: "
                         "one release per class, accounted as two, since a relabelled record "
                         "touches two classes)",
-            evaluate=lambda ctx, scale=scale: _digits_budgets(ctx, scale))
+            evaluate=partial(_digits_budgets, scale=scale))
       for scale in ("smoke", "small")),
     Check(id="slicing-fig1-improves-with-epsilon", artifact=DIGITS, kind="claim", scale="small",
           data=DIGITS_DATA,
@@ -425,13 +427,13 @@ ADAPTATION_CHECKS: list[Check] = [
             data=ADAPTATION_DATA,
             description="every private Figure 2 run spends exactly its budget over all its "
                         "per-step releases",
-            evaluate=lambda ctx, scale=scale: _adaptation_budgets(ctx, scale))
+            evaluate=partial(_adaptation_budgets, scale=scale))
       for scale in ("smoke", "small", "paper")),
     *(Check(id=f"slicing-fig2-slicing-beats-slicewass{suffix}", artifact=ADAPTATION,
             kind="claim", scale=scale, data=ADAPTATION_DATA,
             description="Algorithm 1 with 100 slices improves on SliceWass in domain "
                         "adaptation (the paper's Section 4.3)",
-            evaluate=lambda ctx, scale=scale: _adaptation_wins(ctx, scale), deviation=deviation)
+            evaluate=partial(_adaptation_wins, scale=scale), deviation=deviation)
       for suffix, scale, deviation in (("", "small", NO_ALIGNMENT_GAIN_AT_SMALL),
                                        ("-paper", "paper", NO_ALIGNMENT_GAIN_AT_PAPER))),
     # the adapted classifier's accuracy moved by 1.6e-2 (0.610 to 0.620) on an AVX2 EPYC

@@ -97,7 +97,8 @@ def _cells(artifact: str):
         params = {"source": settings.source, "projections": settings.projections,
                   "epochs": settings.epochs, "learning_rate": settings.learning_rate,
                   "sampling_rate": SAMPLING_RATE}
-        gan = {"source": settings.source, "gan_free_epsilon": settings.gan_free_epsilon}
+        gan: dict[str, object] = {"source": settings.source,
+                                  "gan_free_epsilon": settings.gan_free_epsilon}
         by_mechanism = {"DP-CTGAN": {**gan, "gan_epochs": settings.gan_epochs},
                         "PATE-GAN": {**gan, "pate_iterations": settings.pate_iterations}}
         return [Cell(artifact=artifact, mechanism=mechanism, dataset=task,

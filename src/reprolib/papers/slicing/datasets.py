@@ -39,7 +39,7 @@ def _cells(scale: Scale, settings: DatasetSettings) -> list[Cell]:
 
 def _count(cell: Cell, device: str) -> dict[str, object]:
     del device
-    table = load_table(cell.dataset, cell.params["source"])  # type: ignore[arg-type]
+    table = load_table(cell.dataset, cell.params["source"])
     domain = table.data.domain
     return {"records": table.data.records,
             "columns": len(domain.categorical.attributes) - 1 + len(domain.numerical),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -68,9 +69,14 @@ SETTINGS: dict[Scale, DigitsSettings] = {
 }
 
 
+def load_images(name: str) -> ImageSet:
+    """The registered image set ``name`` (a dataset of kind ``"images"``)."""
+    return cast(ImageSet, load_dataset(name))
+
+
 def mnist_halves() -> tuple[ImageSet, ImageSet]:
     """The MNIST test set split in two fixed halves: (private pool, evaluation)."""
-    images = load_dataset("mnist/test")
+    images = load_images("mnist/test")
     order = np.random.default_rng(SPLIT_SEED).permutation(len(images.labels))
     pool, held_out = np.sort(order[: len(order) // 2]), np.sort(order[len(order) // 2:])
     return (ImageSet(images.features[pool], images.labels[pool], images.image_shape),

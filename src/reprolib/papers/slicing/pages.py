@@ -50,7 +50,7 @@ def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
         mechanism = {"Algorithm 1": "Slicing", "MERF": "DP-MERF",
                      "DP-SGD": "DP-CTGAN", "PATE": "PATE-GAN"}.get(printed, printed)
         ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == mechanism)]
-        row = {("runs", ""): len(ours)}
+        row: dict[tuple[str, str], int | str] = {("runs", ""): len(ours)}
         for score, paper in zip(SCORES, values, strict=True):
             column = ours.get(f"metric.{score}", pd.Series(dtype=float)).dropna()
             row[(score, "ours")] = (f"{column.mean():.2f} ± {column.std(ddof=0):.2f}"
