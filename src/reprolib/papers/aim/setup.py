@@ -111,9 +111,10 @@ class Profile:
 
 FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "RAP", "PrivMRF", "MST",
                                              "PrivBayes+PGM", "Independent", "Gaussian")
-# grids still being computed at ``small``, in results/pending: GEM on salary (20-30 minutes a run
-# on a CPU core there, whose 3-way marginals reach 33 x 76 x 501 cells; 20 s to 4 minutes on the
-# other datasets)
+# grids still being computed at ``small``, in results/pending: GEM on salary, whose 3-way
+# marginals reach 33 x 76 x 501 cells (a step at the 50 largest: 0.86 s on a CPU core,
+# results/aim/benchmarks/gem-step.csv; a run is up to 50 rounds of 100 steps; 20 s to 4 minutes
+# a run on the other datasets)
 PENDING_AT_SMALL: Mapping[Mechanism, tuple[str, ...]] = {"GEM": ("salary",)}
 # the reference code's MWEM+PGM cap (25 MB) over AIM's capacity (80 MB)
 MWEM_CAPACITY_SHARE = 25.0 / 80.0
