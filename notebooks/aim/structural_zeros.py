@@ -17,8 +17,10 @@
 # compares AIM with and without them on fire with the all-3way workload. The paper used 9 attribute
 # pairs and 2,696 zero cells without listing them; we use the 9 pairs of
 # `reprolib.papers.aim.experiments.FIRE_ZERO_PAIRS` (a coarser grouping of a finer attribute: geography and
-# call-type group) and take their empty cells as the known zeros. Ratio = AIM / AIM+SZ: above 1
-# means the zeros helped.
+# call-type group) and take their empty cells as the known zeros. Read off the private data,
+# they stand in for an expert's list, so the AIM+SZ runs are **not differentially private** as
+# run (their ledgers record AIM's spend as if the list were public; {ref}`aim-structural-zeros`
+# says why). Ratio = AIM / AIM+SZ: above 1 means the zeros helped.
 
 # %% tags=["parameters", "remove-cell"]
 scale = "small"

@@ -7,9 +7,17 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from reprolib.mechanisms.marginal.aim import AIM, AIMConfig, StructuralZeros, candidate_weights
+from reprolib.data import Dataset
+from reprolib.mechanisms.marginal.aim import (
+    AIM,
+    AIMConfig,
+    StructuralZeros,
+    candidate_weights,
+    quality_scores,
+)
 from reprolib.metrics import workload_error
 from reprolib.privacy import GAUSSIAN_MEAN_ABS, NeighbourRelation, PrivacyBudget
 from reprolib.queries import Workload, all_kway
@@ -80,6 +88,38 @@ def test_sensitivity_is_the_largest_candidate_weight_times_the_l1_sensitivity(ru
         held = [r for r, c in result.log.last_candidacy.items() if c.round is record]
         assert record.sensitivity >= l1 * max((weights[r] for r in held), default=0.0)
         assert record.sensitivity <= l1 * max(weights.values())
+
+
+@pytest.mark.parametrize(("relation", "l1"), [(r, l1) for r, _, l1 in RELATIONS],
+                         ids=lambda v: getattr(v, "value", str(v)))
+def test_each_score_moves_by_at_most_its_weight_times_l1_between_neighbours(small_titanic,
+                                                                             relation, l1):
+    """The bound the selection's declared sensitivity rests on, checked on real neighbours: one
+    record added (add/remove) or one replaced (replace-one), the model's marginals fixed. Some
+    score moves by exactly w_r x l1, so the bound is tight."""
+    workload = all_kway(small_titanic.domain, 3)
+    weights = candidate_weights(workload)
+    candidates = list(weights)
+    frame = small_titanic.frame
+    rng = np.random.default_rng(0)
+    last = frame.iloc[[len(frame) - 1]]
+    other = pd.DataFrame({a: [(int(last[a].iloc[0]) + 1) % n] for a, n in
+                          zip(small_titanic.domain.attributes, small_titanic.domain.sizes,
+                              strict=True)})
+    neighbour_frame = (pd.concat([frame, other], ignore_index=True)
+                       if relation is NeighbourRelation.ADD_REMOVE
+                       else pd.concat([frame.iloc[:-1], other], ignore_index=True))
+    neighbour = Dataset(neighbour_frame.astype(frame.dtypes.to_dict()), small_titanic.domain)
+    truth = {r: small_titanic.marginal(r) for r in candidates}
+    truth_neighbour = {r: neighbour.marginal(r) for r in candidates}
+    for _ in range(5):  # model marginals: the data's, perturbed either way, or far from them
+        estimates = {r: truth[r] + rng.normal(scale=rng.choice([0.3, 3.0, 30.0]),
+                                              size=truth[r].shape) for r in candidates}
+        moved = np.abs(quality_scores(candidates, truth, estimates, weights, sigma=2.0)
+                       - quality_scores(candidates, truth_neighbour, estimates, weights, 2.0))
+        bound = np.array([weights[r] for r in candidates]) * l1
+        assert np.all(moved <= bound * (1 + 1e-12))
+        assert np.isclose(np.max(moved / bound), 1.0)
 
 
 def test_all_3way_weights_match_the_closed_form(small_titanic):

@@ -111,7 +111,8 @@ def test_sliced_wasserstein_agrees_with_scipy():
 
 
 def _release(data, k, m, sigma, seed=0):
-    ledger = RdpLedger(RdpBudget(epsilon=1e4, delta=1e-5, relation=NeighbourRelation.ADD_REMOVE))
+    ledger = RdpLedger(RdpBudget(epsilon=1e5, delta=1e-5,  # any budget: the noise is given
+                                 relation=NeighbourRelation.REPLACE_ONE))
     directions, outputs = slicing_release(data, projections=k * m, sigma=sigma, row_norm=1.0,
                                           rng=np.random.default_rng(seed), ledger=ledger,
                                           label="release")

@@ -302,3 +302,29 @@ def test_too_many_releases_cannot_fit_a_small_budget_whatever_the_noise():
     with pytest.raises(BudgetExceededError, match="however large the noise"):
         remaining_stream_sigma(_stream_ledger(epsilon=1.0), records=1000, dim=10,
                                batch_size=100, steps=5000, projections=10, row_norm=1.0)
+
+
+def test_a_padded_sample_puts_its_zero_rows_in_uniformly_random_places():
+    """With the zero rows always last, a record leaving a class would move two rows of its sample
+    (the proposition's coupling needs one): the padding is shuffled in with the records."""
+    from reprolib.privacy._slicing import _padded
+
+    rows = np.arange(1.0, 4.0)[:, None] * np.ones((3, 2))  # three distinct non-zero rows
+    rng = np.random.default_rng(0)
+    draws = np.array([_padded(rows, 6, rng) for _ in range(3000)])
+    zero = np.all(draws == 0.0, axis=2)
+    np.testing.assert_allclose(zero.mean(axis=0), 0.5, atol=0.04)  # every place, half the time
+    assert np.all(zero.sum(axis=1) == 3)
+    for draw in draws[:20]:  # the records themselves are kept
+        np.testing.assert_array_equal(np.sort(draw[draw[:, 0] > 0, 0]), [1.0, 2.0, 3.0])
+    assert _padded(rows, 3, rng) is rows  # a full sample is left as drawn
+
+
+def test_a_release_refuses_add_remove_neighbours():
+    """One output row per record releases the count, which add/remove neighbours differ in."""
+    ledger = RdpLedger(RdpBudget(epsilon=10.0, delta=1e-5, relation=NeighbourRelation.ADD_REMOVE))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="REPLACE_ONE"):
+        slicing_release(np.ones((10, 5)), projections=4, sigma=5.0, row_norm=0.5, rng=rng,
+                        ledger=ledger, label="x")
+    assert not ledger.charges

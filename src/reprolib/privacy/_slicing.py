@@ -25,8 +25,10 @@ random, XU + V is (alpha, alpha m C^2 / (2 sigma^2))-RDP (m = m' / k blocks).
 Neighbours: n, the number of rows, is part of the output, so the guarantee is about datasets of
 the same size that differ in one row (``REPLACE_ONE``); with rows of L2 norm at most ``r`` two
 such rows are at most C = 2r apart. The paper's remark that Definition 1 covers add/remove
-neighbours with rows of norm at most 1 treats a removed record as a zero row, which releases a row
-of pure noise in its place; we account that reading under ``ADD_REMOVE`` (C = r) and state it.
+neighbours with rows of norm at most 1 treats a removed record as a zero row, which would release
+a row of pure noise in its place; :func:`adjacency_distance` gives that reading's C = r (the
+calibration page computes the paper's numbers with it), but the releases here output one row per
+record, so they refuse an ``ADD_REMOVE`` ledger (n and n - 1 rows would tell the neighbours apart).
 """
 
 from __future__ import annotations
@@ -252,8 +254,12 @@ def slicing_release(data: np.ndarray, *, projections: int, sigma: float, row_nor
     Rows of ``data`` longer than ``row_norm`` (L2) are scaled down to it, record by record, so
     the adjacency distance C follows from ``row_norm`` and the ledger's relation. The charge
     comes first: if it does not fit the budget, BudgetExceededError is raised and nothing is
-    drawn or returned.
+    drawn or returned. Replace-one neighbours only: the output has one row per record.
     """
+    if ledger.relation is not NeighbourRelation.REPLACE_ONE:
+        raise ValueError("a slicing release outputs one row per record, so the number of records "
+                         "is released: it is private for replace-one neighbours only (datasets "
+                         "of one size); use a REPLACE_ONE ledger")
     x = np.asarray(data, dtype=float)
     if x.ndim != 2 or not np.all(np.isfinite(x)):
         raise ValueError(f"data must be a finite (records x columns) array, got shape {x.shape}")
@@ -272,13 +278,16 @@ def per_class_slicing_release(data: np.ndarray, labels: np.ndarray, *, classes: 
                               ) -> list[tuple[np.ndarray, np.ndarray]]:
     """One release (U_c, X_c U_c + V_c) of Definition 5 per class c = 0 .. classes - 1, each on
     a uniform sample of exactly ``per_class`` records of class c drawn without replacement
-    (a class with fewer records is taken whole and padded with zero rows), after one charge of
-    twice the slicing curve (replace-one neighbours only).
+    (a class with fewer records is taken whole, padded with zero rows and shuffled, so that the
+    zero rows take uniformly random places), after one charge of twice the slicing curve
+    (replace-one neighbours only).
 
     Why twice: replacing one record changes the records of at most two classes (its old label's
     and its new one's). A class that lost or gained the record keeps the same number of rows in
     its sample, and its two samples can be coupled to differ in at most one row (the record is
-    swapped for another member of the class, uniformly, or for a zero row); a class whose
+    swapped for another member of the class, uniformly, or for a zero row, which is why a padded
+    sample is shuffled: with the zero rows always last, the record's place would go to another
+    record and that record's place to a zero row, two rows apart); a class whose
     record was replaced in place differs in that row. The other classes' releases have the same
     law. By the joint convexity of exp((alpha - 1) D_alpha), the classes' releases together
     have at most the RDP of two slicing releases (the book's slicing privacy page proves it).
@@ -305,10 +314,18 @@ def per_class_slicing_release(data: np.ndarray, labels: np.ndarray, *, classes: 
                   projections=projections, dim=x.shape[1], distance=distance,
                   classes=classes, per_class=per_class, touched=2)
     samples = [x[rng.choice(m, size=min(per_class, len(m)), replace=False)] for m in members]
-    padded = [np.vstack([rows, np.zeros((per_class - len(rows), x.shape[1]))])
-              for rows in samples]
-    return [_release(rows, projections=projections, sigma=sigma, row_norm=row_norm, rng=rng)
-            for rows in padded]
+    return [_release(_padded(rows, per_class, rng), projections=projections, sigma=sigma,
+                     row_norm=row_norm, rng=rng) for rows in samples]
+
+
+def _padded(rows: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` (already in uniformly random order) as ``size`` rows: unchanged if there are
+    that many, else with zero rows added and the whole shuffled.
+    """
+    if len(rows) == size:
+        return rows
+    padded = np.vstack([rows, np.zeros((size - len(rows), rows.shape[1]))])
+    return padded[rng.permutation(size)]
 
 
 def subsampled_slicing_rdp(alpha: float | np.ndarray, sigma: float, *, dim: int,

@@ -55,7 +55,10 @@ from reprolib.queries import Workload
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class StructuralZeros:
-    """Impossible value combinations of one marginal (AIM paper, Appendix D).
+    """Impossible value combinations of one marginal (AIM paper, Appendix D), public knowledge.
+
+    The guarantee holds when the list does not depend on the private data (a domain expert's):
+    a list read off the records (their empty cells) makes the run non-private.
 
     Attributes:
         clique: the attributes, in domain order.
@@ -96,7 +99,8 @@ class AIMConfig:
             fit triangulates the measured sets afresh, so it can admit a selection whose fit is
             far over MAX-SIZE (557 MB at 10 MB on fire, ``benchmarks/aim_capacity_2022.py``);
             under the default the two are the paper's JT-SIZE(r_1, ..., r_t).
-        structural_zeros: impossible cells to impose on the model (Appendix D); empty by default.
+        structural_zeros: impossible cells to impose on the model (Appendix D), public: never
+            read them off the private data; empty by default.
         relation: the neighbouring relation the accounting assumes. The AIM paper proves
             Theorem 1 under add/remove; the PrivPGD paper runs AIM as a baseline under
             replace-one, where every noise scale grows by the marginals' L2 sensitivity sqrt(2)
@@ -317,16 +321,27 @@ class _AIMRun:
 
     def _select(self, candidates: list[Clique], estimates: Mapping[Clique, np.ndarray],
                 epsilon: float, sigma: float) -> tuple[Clique, float]:
-        """Exponential mechanism on q_r = w_r (||M_r(D) - M_r(p)||_1 - sqrt(2/pi) sigma n_r)."""
-        weights = np.array([self.weights[r] for r in candidates])
-        errors = np.array([np.abs(self.truth[r] - estimates[r]).sum() for r in candidates])
-        penalty = GAUSSIAN_MEAN_ABS * sigma * np.array([self.truth[r].size for r in candidates])
+        """The exponential mechanism on :func:`quality_scores`."""
+        scores = quality_scores(candidates, self.truth, estimates, self.weights, sigma)
         # q_r moves by at most w_r times the L1 sensitivity of one marginal between neighbours
-        sensitivity = float(weights.max()) * marginal_l1_sensitivity(self.ledger.relation, 1)
-        index = exponential_mechanism(weights * (errors - penalty), epsilon=epsilon,
-                                      sensitivity=sensitivity, rng=self.rng, ledger=self.ledger,
+        sensitivity = (max(self.weights[r] for r in candidates)
+                       * marginal_l1_sensitivity(self.ledger.relation, 1))
+        index = exponential_mechanism(scores, epsilon=epsilon, sensitivity=sensitivity,
+                                      rng=self.rng, ledger=self.ledger,
                                       label=f"round {len(self.rounds) + 1} selection")
         return candidates[index], sensitivity
+
+
+def quality_scores(candidates: list[Clique], truth: Mapping[Clique, np.ndarray],
+                   estimates: Mapping[Clique, np.ndarray], weights: Mapping[Clique, float],
+                   sigma: float) -> np.ndarray:
+    """AIM's selection scores q_r = w_r (||M_r(D) - M_r(p)||_1 - sqrt(2/pi) sigma n_r) (Algorithm
+    3, line 11): ``truth`` the data's marginals (counts), ``estimates`` the model's, n_r cells.
+    """
+    weight = np.array([weights[r] for r in candidates])
+    errors = np.array([np.abs(truth[r] - estimates[r]).sum() for r in candidates])
+    penalty = GAUSSIAN_MEAN_ABS * sigma * np.array([truth[r].size for r in candidates])
+    return weight * (errors - penalty)
 
 
 def zero_constraints(domain: Domain, zeros: tuple[StructuralZeros, ...]) -> tuple:

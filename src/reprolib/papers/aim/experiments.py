@@ -227,7 +227,12 @@ def _zeros_cells(scale: Scale, settings: ZerosSettings) -> list[Cell]:
 
 
 def structural_zeros(data, pairs):
-    """Empty cells of the 2-way marginals on ``pairs``, as AIM structural-zero constraints."""
+    """Empty cells of the 2-way marginals on ``pairs``, as AIM structural-zero constraints.
+
+    Not private: read off ``data``, the list stands in for a domain expert's (the paper does not
+    publish its own), and a run that imposes it is not differentially private; the ledger
+    charges only what AIM spends, as for a public list.
+    """
     from reprolib.mechanisms.marginal.aim import StructuralZeros
 
     ordered = [tuple(a for a in data.domain.attributes if a in pair) for pair in pairs]
