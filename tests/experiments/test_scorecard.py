@@ -270,7 +270,7 @@ def test_the_installed_papers_say_what_their_small_profiles_cover():
     still_to_come = Artifact(id="slicing-fig9", paper="slicing", title="still to come")
     assert reproduction_status(papers, still_to_come) == ("not re-run", "no notebook yet")
     assert reproduction_status(papers, papers.artifact("slicing-fig1")) == (
-        "re-run", "small results cover part of the design (still to run: the paper's ε values, "
-        "not in its text; ours are 1, 10, 100)")
+        "re-run", ("small results cover part of the design (still to run: the paper's ε "
+                   "values, not in its text; ours are 1, 10, 100)"))
     assert reproduction_status(papers, papers.artifact("slicing-tab1")) == (
         "whole design", "paper-scale grid not committed")
