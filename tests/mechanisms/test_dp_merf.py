@@ -163,3 +163,31 @@ def test_the_conv_generator_refuses_records_that_are_not_images(small_mixed, sid
                                               relation=NeighbourRelation.REPLACE_ONE)
     with pytest.raises(ValueError, match="square greyscale images"):
         mechanism.fit(data, budget, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("embedding", ["rff", "mixed"])
+def test_the_embedding_moves_by_at_most_its_sensitivity_between_neighbours(embedding):
+    """Replacing one record (its label too, or not) moves the released mean embedding by at
+    most 2 x the largest feature norm / n in Frobenius norm, the sensitivity charged."""
+    rng = np.random.default_rng(0)
+    blocks, numbers, classes, n = (3, 4), 2, 3, 50
+    config = dp_merf.DPMERFConfig(features=40, embedding=embedding)
+    features = dp_merf.FeatureMap.draw(blocks, numbers, config, rng)
+
+    def record():
+        one_hot = [np.eye(size)[rng.integers(size)] for size in blocks]
+        return np.concatenate([*one_hot, rng.random(numbers)])
+
+    rows = np.array([record() for _ in range(n)])
+    labels = rng.integers(classes, size=n)
+    before = features.mean_embedding(rows, labels, classes)
+    bound = 2 * features.largest_norm / n
+    ratios = []
+    for _ in range(300):
+        other, other_labels = rows.copy(), labels.copy()
+        i = rng.integers(n)
+        other[i], other_labels[i] = record(), rng.integers(classes)
+        moved = np.linalg.norm(features.mean_embedding(other, other_labels, classes) - before)
+        ratios.append(moved / bound)
+    assert max(ratios) <= 1 + 1e-12
+    assert max(ratios) > 0.5  # the records and labels searched come near the bound

@@ -115,21 +115,32 @@ def test_dp_ctgan_records_its_epochs_and_free_epsilon_and_runs_at_every_scale():
     (gan,) = [c for c in smoke if c.mechanism == "DP-CTGAN"]
     assert gan.params == {"mm_queries": 500, "bound": "bun-steinke", "gan_epochs": 5,
                           "gan_free_epsilon": 0.0}
-    assert mechanism_config("DP-CTGAN", gan.params) == {"epochs": 5, "noise_multiplier": None}
+    assert mechanism_config("DP-CTGAN", gan.params) == {
+        "epochs": 5, "noise_multiplier": None, "uncounted_preprocessing_epsilon": 0.0}
     small = comparison_cells("rappp-fig8")("small", COMPARISON["small"])
     assert {c.params["gan_epochs"] for c in small if c.mechanism == "DP-CTGAN"} == {30}
     assert all(pending_mechanisms(f"rappp-fig{k}", scale) == ()
                for k in (2, 4, 7, 8, 9) for scale in ("smoke", "small", "paper"))
 
 
-def test_the_papers_free_epsilon_is_given_to_dp_ctgan_and_counted_on_its_ledger():
+def test_the_papers_free_epsilon_funds_only_dp_ctgans_preprocessing():
+    """The paper's convention: the gradient steps spend the whole reported epsilon and the
+    frequencies a separate, uncounted epsilon = 5; by default both share the reported one."""
     data = _data()
     params = {"bound": "bun-steinke", "gan_epochs": 1, "gan_free_epsilon": 5.0}
     result = synthesise("DP-CTGAN", data, 0.5, 0, params)
-    assert result.ledger.budget.epsilon == 5.5
-    assert result.ledger.spent_epsilon() == pytest.approx(5.5, rel=1e-9)
+    assert result.ledger.budget.epsilon == 0.5
+    assert [c.label for c in result.ledger.charges] == ["discriminator steps"]
+    spent = result.ledger.spent_epsilon()  # the noise multiplier's search stops within 1e-6
+    assert spent <= 0.5 and spent == pytest.approx(0.5, rel=1e-5)
+    assert result.diagnostics["uncounted_epsilon"] == pytest.approx(5.0, rel=1e-9)
     counted = synthesise("DP-CTGAN", data, 0.5, 0, {**params, "gan_free_epsilon": 0.0})
+    assert [c.label for c in counted.ledger.charges] == ["discriminator steps",
+                                                         "category counts"]
     assert counted.ledger.spent_epsilon() == pytest.approx(0.5, rel=1e-9)
+    assert counted.diagnostics["uncounted_epsilon"] == 0.0
+    assert (result.diagnostics["noise_multiplier"]
+            < counted.diagnostics["noise_multiplier"])  # the steps got more of the budget
 
 
 def test_each_mechanism_gets_only_its_own_settings():

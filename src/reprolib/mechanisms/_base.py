@@ -157,6 +157,10 @@ def _relation_config_hint(mechanism: Described, relation: NeighbourRelation) -> 
 def check_inputs(mechanism: Synthesizer, data: Dataset, workload: Workload | None) -> None:
     """Refuse, before anything is measured, data without records and workloads naming attributes
     the data does not have; each ValueError says what was wrong and what to pass instead.
+
+    The refusal of an empty dataset reads the data unaccounted: under add/remove the empty
+    dataset neighbours every one-record dataset. Every guarantee here is therefore stated for
+    datasets with at least one record, a public fact (as DP libraries commonly assume).
     """
     if data.records == 0:
         raise ValueError(f"{mechanism.name} got a dataset with 0 records; pass at least one record")

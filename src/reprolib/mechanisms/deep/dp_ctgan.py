@@ -16,16 +16,21 @@ Privacy. Only the discriminator reads records. Each step Poisson-samples them at
 q = 500 / n and takes one DP-SGD step through opacus (``GradSampleModule`` and ``DPOptimizer``):
 every record's gradient is clipped to norm 1 and the sum gets N(0, z^2) noise, where the fake
 rows of the batch, which read no record, pass through the same step. The steps' Rényi DP is
-charged before training (:func:`reprolib.privacy.charge_dp_sgd`; both neighbouring relations).
-The generator is trained on the discriminator alone: post-processing. The sampling rate and
-the number of steps read the record count n, public under replace-one and, under add/remove,
-treated as public as DP-SGD's analyses do. The conditional vector
+charged before training (:func:`reprolib.privacy.charge_dp_sgd`).
+The generator is trained on the discriminator alone: post-processing. The sampling rate, the
+number of steps and, by default, the number of records released read the record count n, so
+the mechanism accounts for replace-one neighbours only (datasets of one size, n public); under
+add/remove n itself would be private. The conditional vector
 needs each block's category frequencies: they are released once, all blocks together, through
 the Gaussian mechanism (L2 sensitivity sqrt(blocks), times sqrt(2) under replace-one). Room is
 kept for it first: ``frequency_share`` (ours: 0.1) of the zCDP rho that the budget's (epsilon,
 delta) converts to. With ``noise_multiplier`` set (SmartNoise's 5), the steps are the most that
 fit beside that room, up to the 300 epochs; with None, every epoch runs and z is the smallest
-that fits. The release then takes the noise that spends the rest of the budget exactly.
+that fits. The release then takes the noise that spends the rest of the budget exactly. With
+``uncounted_preprocessing_epsilon`` set (the RAP++ paper's convention: 5 for SmartNoise's
+preprocessing, "the reported budget ... solely used for private gradient optimization"), the
+release gets a separate ledger of that epsilon, which the diagnostics report, and the steps the
+whole budget: the run as a whole is then not (epsilon, delta)-DP for the budget given.
 
 Where SmartNoise's code differs, for privacy, we do not follow it:
 
@@ -44,7 +49,7 @@ Where SmartNoise's code differs, for privacy, we do not follow it:
   generator ignores its conditions: on 1,500 SDNist records at epsilon = 8 the total variation
   of the four categorical columns' frequencies was 0.41, 0.47, 0.11, 0.71 without the loss and
   0.03, 0.30, 0.09, 0.25 with it;
-* it fits numbers' bounds with a preprocessing budget (the papers' uncounted epsilon = 5); ours
+* it fits numbers' bounds with a preprocessing budget (RAP++'s uncounted epsilon = 5); ours
   reads the declared bounds of the coding, which cost nothing.
 """
 
@@ -76,6 +81,7 @@ from reprolib.privacy import (
     ORDERS,
     NeighbourRelation,
     PrivacyBudget,
+    RdpBudget,
     RdpLedger,
     charge_dp_sgd,
     dp_sgd_noise_multiplier,
@@ -101,12 +107,14 @@ class DPCTGANConfig:
         noise_multiplier: z, the noise's standard deviation over the clipping norm (5); None:
             the smallest z at which every epoch fits the budget.
         frequency_share: the share of the budget's rho kept for the category frequencies.
+        uncounted_preprocessing_epsilon: 0 (ours): the frequencies are paid from the budget;
+            positive (RAP++'s convention: 5): they are released on a separate ledger of this
+            epsilon (and the budget's delta), not counted in the run's.
         max_grad_norm: the clipping norm (1).
         temperature: the Gumbel-softmax's (0.2).
         conditional_loss: add CTGAN's cross-entropy of the generator's conditioned block to
             its loss (the CTGAN paper's, on by default; SmartNoise's DPCTGAN comments it out).
         n_synthetic: records released (None: as many as the data has).
-        relation: the neighbouring relation of the accounting.
         device: ``"auto"``, ``"cpu"`` or ``"cuda"``.
     """
 
@@ -119,11 +127,11 @@ class DPCTGANConfig:
     epochs: int = 300
     noise_multiplier: float | None = 5.0
     frequency_share: float = 0.1
+    uncounted_preprocessing_epsilon: float = 0.0
     max_grad_norm: float = 1.0
     temperature: float = 0.2
     conditional_loss: bool = True
     n_synthetic: int | None = None
-    relation: NeighbourRelation = NeighbourRelation.REPLACE_ONE
     device: str = "auto"
 
     def __post_init__(self) -> None:
@@ -139,6 +147,9 @@ class DPCTGANConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
         if not 0.0 < self.frequency_share < 1.0:
             raise ValueError(f"frequency_share must lie in (0, 1), got {self.frequency_share!r}")
+        if not self.uncounted_preprocessing_epsilon >= 0:
+            raise ValueError(f"uncounted_preprocessing_epsilon must be non-negative, got "
+                             f"{self.uncounted_preprocessing_epsilon!r}")
         if self.noise_multiplier is not None and not self.noise_multiplier > 0:
             raise ValueError(f"noise_multiplier must be positive or None, got "
                              f"{self.noise_multiplier!r}")
@@ -154,8 +165,8 @@ class DPCTGAN:
 
     @property
     def traits(self) -> MechanismTraits:
-        """No workload, no data-dependent selection; the config's neighbouring relation."""
-        return generator_traits(self.config.relation)
+        """No workload, no data-dependent selection; replace-one neighbours (n is public)."""
+        return generator_traits(NeighbourRelation.REPLACE_ONE)
 
     def fit(self, data: MixedDataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Any = None) -> SynthesisResult:
@@ -164,8 +175,9 @@ class DPCTGAN:
         config, device = self.config, resolve_device(self.config.device)
         sample_rate = min(1.0, config.batch_size / data.records)
         most = config.epochs * max(data.records // config.batch_size, 1)
+        free = config.uncounted_preprocessing_epsilon
         room = None
-        if layout.blocks:  # the frequencies' share, as the curve rho * alpha
+        if layout.blocks and not free:  # the frequencies' share, as the curve rho * alpha
             room = config.frequency_share * eps_to_rho(
                 ledger.budget.epsilon, ledger.budget.delta, bound="bun-steinke") * ORDERS
         if config.noise_multiplier is None:
@@ -184,7 +196,10 @@ class DPCTGAN:
                     "calibrate it to the epochs")
         charge_dp_sgd(ledger, sample_rate=sample_rate, noise_multiplier=multiplier,
                       steps=steps, label="discriminator steps")
-        frequencies = _released_frequencies(rows, layout, ledger, rng) if layout.blocks else []
+        counts_ledger = RdpLedger(RdpBudget(epsilon=free, delta=ledger.budget.delta,
+                                            relation=ledger.relation)) if free else ledger
+        frequencies = (_released_frequencies(rows, layout, counts_ledger, rng) if layout.blocks
+                       else [])
         generator, log = _train(rows, layout, frequencies, config, sample_rate, multiplier,
                                 steps, seed_from(rng), device)
         count = config.n_synthetic or data.records
@@ -193,7 +208,9 @@ class DPCTGAN:
         diagnostics = {"noise_multiplier": multiplier, "sigma": multiplier * config.max_grad_norm,
                        "encoded_columns": rows.shape[1], "sample_rate": sample_rate,
                        "steps": steps, "epochs_run": steps / max(most // config.epochs, 1),
-                       "spent_epsilon": ledger.spent_epsilon(), **log, "device": device}
+                       "spent_epsilon": ledger.spent_epsilon(),
+                       "uncounted_epsilon": counts_ledger.spent_epsilon() if free else 0.0,
+                       **log, "device": device}
         return SynthesisResult(synthetic=decode(synthetic, layout, data, "DP-CTGAN synthetic"),
                                ledger=ledger,
                                diagnostics=diagnostics)

@@ -16,8 +16,10 @@ block, a tanh per number.
 
 Privacy. Teachers read records; only the votes leave them, through
 :func:`reprolib.privacy.noisy_vote`, charged before each release. The parts are fixed by a
-teacher drawn uniformly for each record, so a neighbouring dataset (either relation) changes one
-part and one vote of each query. The generator does not move while the student trains, so an
+teacher drawn uniformly for each record, so replacing one record changes one part and one vote
+of each query. The number of teachers (by default one per 1,000 records) and of records
+released (by default n) read the record count, so the mechanism accounts for replace-one
+neighbours only (datasets of one size, n public). The generator does not move while the student trains, so an
 iteration's ``student_iters`` batches are drawn and voted on at once, in one charge. Iterations
 run while their votes fit the budget; the iteration whose votes no longer fit is answered with the
 larger noise that spends the rest exactly (:func:`reprolib.privacy.last_vote_inverse_scale`), and
@@ -94,7 +96,6 @@ class PATEGANConfig:
         learning_rate: Adam's for every network (1e-4).
         temperature: the Gumbel-softmax's (0.2).
         n_synthetic: records released (None: as many as the data has).
-        relation: the neighbouring relation of the accounting (the votes' analysis is the same).
         device: ``"auto"``, ``"cpu"`` or ``"cuda"``.
     """
 
@@ -109,7 +110,6 @@ class PATEGANConfig:
     learning_rate: float = 1e-4
     temperature: float = 0.2
     n_synthetic: int | None = None
-    relation: NeighbourRelation = NeighbourRelation.REPLACE_ONE
     device: str = "auto"
 
     def __post_init__(self) -> None:
@@ -148,8 +148,8 @@ class PATEGAN:
 
     @property
     def traits(self) -> MechanismTraits:
-        """No workload, no data-dependent selection; the config's neighbouring relation."""
-        return generator_traits(self.config.relation)
+        """No workload, no data-dependent selection; replace-one neighbours (n is public)."""
+        return generator_traits(NeighbourRelation.REPLACE_ONE)
 
     def fit(self, data: MixedDataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Any = None) -> SynthesisResult:

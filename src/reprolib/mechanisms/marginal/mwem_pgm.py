@@ -210,7 +210,9 @@ def uniform_marginals(domain: Domain, cliques: Sequence[Clique]) -> dict[Clique,
     This is Private-PGM's estimate from no measurements, the reference code's p_0: with nothing
     measured, the numpy library the reference code ran on (``FactoredInference``) and mbi 2.0's
     ``minimum_variance_unbiased_total`` both take the total to be 1. Scaling it to N, as the
-    paper's "uniform" might suggest, would use the private N without charging for it.
+    paper's "uniform" might suggest, would use N without charging for it: private under
+    add/remove (under replace-one N is public, and the 2021 reference code uses it there; the
+    total only changes the first round's selection scores).
     """
     return {r: np.full(domain.project(r).sizes, 1.0 / math.prod(domain.project(r).sizes))
             for r in cliques}

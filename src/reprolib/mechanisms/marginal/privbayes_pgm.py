@@ -13,14 +13,16 @@ Accounting, and what changed from the original:
   paper compares every mechanism at one (epsilon, delta) target converted to zCDP under add/remove
   neighbours, so this port is rho-zCDP under ADD_REMOVE: each exponential-mechanism step costs
   eps**2/8 and the marginals get Gaussian noise.
-* Budget: rho_sel = beta * rho (beta = ``selection_share``, PrivBayes' 0.3) buys d - 1 selections,
+* Budget: rho_sel = beta * rho (beta = ``selection_share``, 0.3: ours, after PrivBayes' 0.3 of
+  epsilon under pure-DP composition, which does not carry over to rho) buys d - 1 selections,
   each with eps_sel = sqrt(8 rho_sel / (d - 1)); rho_meas = (1 - beta) * rho buys d marginals with
   equal noise, sigma = sqrt(d / (2 rho_meas)) (L2 sensitivity 1 per marginal). They add up to rho;
   the last marginal measured is calibrated to what the ledger has left, so the floating-point total
   is rho to within a few ulps and never above it. With one attribute there is nothing to select and
   its marginal gets all of rho.
-* Score: the L1 dependence of :func:`dependence_score` instead of PrivBayes' mutual information.
-  Its add/remove sensitivity is 2 for every N, so N need not be public (see that function).
+* Score: the L1 dependence of :func:`dependence_score`, PrivBayes' R score (the journal version's,
+  which replaced the conference version's mutual information) in counts: its add/remove
+  sensitivity is 2 for every N, so N need not be public (see that function).
 * N: the degree rule and the cell limit need the record count; they read it off the noisy total of
   the root's one-way marginal, one of the d measured marginals (post-processing, no extra cost).
 * Measured marginals: all d (the root alone, every other attribute with its parents). PrivBayes

@@ -14,11 +14,11 @@ three parts, all Gaussian releases under add/remove neighbours, here charged in 
    ``max_clique_mb`` and whose cliques together stay within ``model_cap_factor`` times that; it
    stops when no edge fits. The triangulated graph's maximal cliques bound every marginal the
    mechanism may measure later.
-2. **Marginals** (1 - beta_1 - beta_3 of rho, split equally over d initial and int(t d) later
-   marginals, t = ``refine_share``). The initial ones come from a greedy Bayesian network inside
-   each maximal clique (PrivBayes' greedy step, scored by the correlation-based feature-selection
-   merit sum_p F(x, p) / sqrt(|P| + sum_{p<q} F(p, q)) on the noisy dependences over N^; each
-   marginal theta-useful): the best marginal of each child, one-way marginals of the attributes
+2. **Marginals** (1 - beta_1 - beta_3 of rho, split equally over the initial marginals chosen,
+   at most d, and the int(t d) later ones available, t = ``refine_share``). The initial ones
+   come from a greedy Bayesian network inside each maximal clique (PrivBayes' greedy step,
+   scored by the correlation-based feature-selection merit sum_p F(x, p) / sqrt(|P| +
+   sum_{p<q} F(p, q)) on the noisy dependences over N^; each marginal theta-useful): the best marginal of each child, one-way marginals of the attributes
    none covers, then others of the networks up to d.
 3. **Refinement** (``selection_share`` beta_3 = 0.1 of rho, spread over min(d // 2, 8) steps).
    The candidates are the subsets of 1 to min(``max_measure_attributes``, |C| - 1) attributes of

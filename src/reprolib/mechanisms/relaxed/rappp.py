@@ -268,7 +268,7 @@ class _Class:
 
     name: str
     queries: ConditionalMarginals | LinearThresholds
-    true: np.ndarray  # (candidates, width) exact answers on the data
+    true: np.ndarray  # (candidates, width) exact answers on the data, float64
     valid: np.ndarray  # (candidates, width) True on real (not padding) entries
     per_round: int
     selected: list[int] = dataclasses.field(default_factory=list)
@@ -287,14 +287,15 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
             raise ValueError("categorical-marginal rounds need two non-target categorical "
                              f"attributes; the data has {features}")
         cm = ConditionalMarginals.all_pairs(layout, features)
-        classes["CM"] = _Class("CM", cm, cm.all_answers(real), cm.valid, 1)
+        classes["CM"] = _Class("CM", cm, _exact_means(cm.all_answers(real), data.records),
+                               cm.valid, 1)
         cm_rounds = min(cm_rounds, cm.count)
     if config.lt_rounds:
         if not data.domain.numerical:
             raise ValueError("linear-threshold rounds need numerical attributes; set lt_rounds=0")
         lt = LinearThresholds(layout, config.lt_queries, seed_from(rng) % 2**31, config.direction)
         width = np.asarray(lt.label_sizes(jnp.arange(lt.count)))
-        classes["LT"] = _Class("LT", lt, lt.all_answers(real),
+        classes["LT"] = _Class("LT", lt, _exact_means(lt.all_answers(real), data.records),
                                np.arange(layout.label_width)[None] < width[:, None],
                                config.lt_per_round)
     schedule = ["CM"] * cm_rounds + ["LT"] * (config.lt_rounds if "LT" in classes else 0)
@@ -341,6 +342,24 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
                    "seconds": time.perf_counter() - started, "backend": _platform(rows),
                    "log": log}
     return SynthesisResult(synthetic=synthetic, ledger=ledger, diagnostics=diagnostics, log=rows)
+
+
+def _exact_means(answers: np.ndarray, records: int) -> np.ndarray:
+    """The data's answers (means of 0/1 contributions, computed in float32) as exact counts over
+    ``records``, in float64.
+
+    The noise is calibrated to the exact sensitivities (2/N, sqrt(2K)/N). A float32 mean moves
+    further than 1/N between neighbours (by the rounding of count/N to float32, which grows
+    with N: on 80,000 records a tenth of a percent more in L2), so the answers that the
+    selection scores and the Gaussian releases read are rebuilt here: the counts, sums of
+    0/1 terms below 2^24, are exact in float32, and count = rint(N x mean) recovers them while
+    N stays below 2^21 (the mean's relative rounding, at most about 2^-23 even when the division
+    is done as a multiplication by a rounded 1/N, then moves N x mean by less than 1/4).
+    """
+    if records >= 2**21:
+        raise ValueError(f"exact answers need fewer than 2^21 records, got {records}")
+    counts = np.rint(np.asarray(answers, dtype=np.float64) * records)
+    return counts / records
 
 
 def _select(cls: _Class, rows: jax.Array, rho: float, noise: SelectionNoise, n: int,

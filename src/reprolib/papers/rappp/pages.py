@@ -110,8 +110,8 @@ def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> s
         free = float(gan["param.gan_free_epsilon"])
         knobs.append(f"DP-CTGAN: SmartNoise's settings, {gan['param.gan_epochs']:.0f} epochs, "
                      "noise calibrated to them" + (
-                         f", given ε + {free:g} as the paper (the {free:g} uncounted there; "
-                         "its ledger counts it)" if free else ""))
+                         f", its category frequencies on a separate ε = {free:g}, uncounted "
+                         "as in the paper" if free else ""))
     knobs.append(f"{private['param.mm_queries'].iloc[0]:,.0f} mixed-marginal evaluation queries")
     epsilons = ", ".join(f"{e:g}" for e in sorted(private["epsilon"].unique()))
     parts = [(f"Scale {scale}: {len(private)} private runs on {results['dataset'].nunique()} "
