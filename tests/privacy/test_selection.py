@@ -72,6 +72,21 @@ def test_gumbel_top_1_has_the_exponential_mechanism_distribution():
     assert stats.chisquare(counts, expected * len(draws)).pvalue > 1e-3
 
 
+def test_gumbel_top_2_has_the_distribution_of_two_peeled_exponential_mechanisms():
+    """The ordered pair (first, second) follows peeling: the exponential mechanism, then the
+    exponential mechanism on the candidates left; what the k eps^2 / 8 charge rests on."""
+    scores = np.array([3.0, 1.5, 0.5, 0.0])
+    rng = np.random.default_rng(6)
+    pairs = [tuple(gumbel_top_k(scores, 2, epsilon=1.0, sensitivity=1.0, rng=rng,
+                                ledger=_ledger(), label="x").tolist()) for _ in range(20_000)]
+    weights = np.exp(scores / 2)
+    ordered = [(i, j) for i in range(4) for j in range(4) if i != j]
+    expected = np.array([weights[i] / weights.sum() * weights[j] / (weights.sum() - weights[i])
+                         for i, j in ordered])
+    counts = np.array([pairs.count(pair) for pair in ordered])
+    assert stats.chisquare(counts, expected * len(pairs)).pvalue > 1e-3
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="k must be a positive integer"):
         gumbel_top_k(np.ones(3), 0, epsilon=1.0, sensitivity=1.0, rng=np.random.default_rng(0),

@@ -18,7 +18,10 @@ K_LT = 10 (the code's command line defaults to 5).
 
 Privacy (replace-one neighbours over N records, the paper's Theorem 1). Each round gets rho / T
 (our split; the paper's proof charges rho / (2T) to each selection and rho / (2TK) to each of
-the K measurements, which is the same), half to select and half to measure. An answer vector
+the K measurements, which is the same), half to select and half to measure. The authors' code
+instead weights the two classes' shares by their numbers of categorical and numerical columns
+(``get_privacy_budget_weight``), and subtracts each table's size over N from its selection
+score (public, so it changes which queries are picked, not the privacy); we follow the paper. An answer vector
 holds one record in at most one entry per query, so between neighbours
 
 * a selection score ||q(D) - q(D')||_1 moves by at most 2 / N (the code calibrates with
