@@ -68,10 +68,14 @@ def small_design_gaps(artifact: str) -> str:
     not give (its figures are images), so no grid of ours can be said to cover them.
     """
     if artifact == "slicing-fig1":
-        from reprolib.papers.slicing.digits import SETTINGS as grid
+        from reprolib.papers.slicing.digits import SETTINGS as DIGITS
+
+        epsilons = DIGITS["small"].epsilons
     elif artifact == "slicing-fig2":
-        from reprolib.papers.slicing.adaptation import SETTINGS as grid
+        from reprolib.papers.slicing.adaptation import SETTINGS as ADAPTATION
+
+        epsilons = ADAPTATION["small"].epsilons
     else:
         return ""
-    ours = ", ".join(f"{epsilon:g}" for epsilon in grid["small"].epsilons)
+    ours = ", ".join(f"{epsilon:g}" for epsilon in epsilons)
     return f"the paper's ε values, not in its text; ours are {ours}"
