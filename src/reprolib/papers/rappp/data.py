@@ -242,7 +242,12 @@ def load_stand_in(task: str, state: str = "national2018", root: Path | None = No
 
 def load_paper_task(task: str, state: str, root: Path | None = None,
                     download: bool = False) -> RapppData:
-    """The paper's ``task`` for ``state`` (2014, 1-Year person records, through folktables)."""
+    """The paper's ``task`` for ``state`` (2014, 1-Year person records, through folktables).
+
+    The categorical attributes' values are those the file holds, not a public codebook's (the
+    stand-ins read theirs from the SDNist schema): the runs treat the category lists as public,
+    as the paper does; strictly, a value that one record alone holds is private.
+    """
     if task not in PAPER_TASKS:
         raise ValueError(f"unknown task {task!r}; choose one of {list(PAPER_TASKS)}")
     if state not in PAPER_STATES:
