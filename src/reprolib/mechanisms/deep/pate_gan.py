@@ -19,11 +19,11 @@ Privacy. Teachers read records; only the votes leave them, through
 teacher drawn uniformly for each record, so replacing one record changes one part and one vote
 of each query. The number of teachers (by default one per 1,000 records) and of records
 released (by default n) read the record count, so the mechanism accounts for replace-one
-neighbours only (datasets of one size, n public). The generator does not move while the student trains, so an
-iteration's ``student_iters`` batches are drawn and voted on at once, in one charge. Iterations
-run while their votes fit the budget; the iteration whose votes no longer fit is answered with the
-larger noise that spends the rest exactly (:func:`reprolib.privacy.last_vote_inverse_scale`), and
-the run stops after it. The teachers are trained together (their parameters stacked, evaluated
+neighbours only (datasets of one size, n public). The generator does not move while the
+student trains, so an iteration's ``student_iters`` batches are drawn and voted on at once, in
+one charge. Iterations run while their votes fit the budget; the iteration whose votes no longer
+fit is answered with the larger noise that spends the rest exactly
+(:func:`reprolib.privacy.last_vote_inverse_scale`), and the run stops after it. The teachers are trained together (their parameters stacked, evaluated
 with ``torch.func.vmap``; one Adam over the stack is k independent ones). Two accountings:
 
 * ``"data-independent"`` (default): every vote is 2 lam^2-zCDP. The run is (epsilon, delta)-DP.

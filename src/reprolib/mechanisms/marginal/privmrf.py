@@ -18,8 +18,9 @@ three parts, all Gaussian releases under add/remove neighbours, here charged in 
    at most d, and the int(t d) later ones available, t = ``refine_share``). The initial ones
    come from a greedy Bayesian network inside each maximal clique (PrivBayes' greedy step,
    scored by the correlation-based feature-selection merit sum_p F(x, p) / sqrt(|P| +
-   sum_{p<q} F(p, q)) on the noisy dependences over N^; each marginal theta-useful): the best marginal of each child, one-way marginals of the attributes
-   none covers, then others of the networks up to d.
+   sum_{p<q} F(p, q)) on the noisy dependences over N^; each marginal theta-useful): the best
+   marginal of each child, one-way marginals of the attributes none covers, then others of the
+   networks up to d.
 3. **Refinement** (``selection_share`` beta_3 = 0.1 of rho, spread over min(d // 2, 8) steps).
    The candidates are the subsets of 1 to min(``max_measure_attributes``, |C| - 1) attributes of
    every maximal clique C that are theta-useful, each weighted |C|^2 / (candidates of C), summed
