@@ -160,7 +160,7 @@ def check_inputs(mechanism: Synthesizer, data: Dataset, workload: Workload | Non
 
     The refusal of an empty dataset reads the data unaccounted: under add/remove the empty
     dataset neighbours every one-record dataset. Every guarantee here is therefore stated for
-    datasets with at least one record, a public fact (as DP libraries commonly assume).
+    datasets with at least one record, which we take to be public.
     """
     if data.records == 0:
         raise ValueError(f"{mechanism.name} got a dataset with 0 records; pass at least one record")
