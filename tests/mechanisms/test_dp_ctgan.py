@@ -2,6 +2,7 @@
 planned steps and noise, the conditions it trains on, and what it releases."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -107,3 +108,53 @@ def test_the_config_rejects_settings_that_cannot_run():
                 {"frequency_share": 1.0}, {"temperature": 0.0}):
         with pytest.raises(ValueError):
             dp_ctgan.DPCTGANConfig(**bad)
+
+
+def _step_gradient(inputs, labels, config, multiplier=0.0):
+    """The discriminator's DP-SGD gradient for one batch, times the expected batch (so the sum
+    of the clipped per-row gradients plus noise); the same initial weights every call."""
+    torch.manual_seed(0)
+    critic, optimiser, loss = dp_ctgan._private_critic(inputs.shape[1], config, multiplier, "cpu")
+    optimiser.zero_grad(set_to_none=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Full backward hook is firing ..."
+        loss(critic(inputs).squeeze(1), labels).backward()
+    optimiser.pre_step()
+    return torch.cat([p.grad.flatten() for p in critic.parameters()]) * optimiser.expected_batch_size
+
+
+def _unclipped_gradient(inputs, labels, config):
+    torch.manual_seed(0)  # the same weights and dropout masks as _step_gradient's
+    plain = dp_ctgan._discriminator(inputs.shape[1], config.discriminator)
+    loss = torch.nn.functional.binary_cross_entropy(plain(inputs).squeeze(1), labels,
+                                                    reduction="sum")
+    return torch.cat([g.flatten() for g in torch.autograd.grad(loss, list(plain.parameters()))])
+
+
+def test_one_row_moves_a_step_by_at_most_its_clipped_gradient():
+    """DP-SGD's sensitivity, which the accountant assumes: a row's whole gradient is clipped to
+    the clipping norm C, so replacing one row moves the step's summed gradient by at most 2C."""
+    config = dp_ctgan.DPCTGANConfig(batch_size=4, discriminator=(32, 32), max_grad_norm=0.5)
+    rows = torch.rand(8, 6, generator=torch.Generator().manual_seed(1))
+    labels = torch.tensor([1.0] * 4 + [0.0] * 4)
+    far = rows.clone()
+    far[0] = 10 * torch.tensor([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    # one row alone: its gradient is far above C and comes out at C
+    assert _unclipped_gradient(far[:1], labels[:1], config).norm() > 10 * config.max_grad_norm
+    alone = _step_gradient(far[:1], labels[:1], config).norm()
+    assert alone == pytest.approx(config.max_grad_norm, rel=1e-5)
+    # replace-one neighbours in a batch
+    moved = (_step_gradient(far, labels, config) - _step_gradient(rows, labels, config)).norm()
+    unclipped = (_unclipped_gradient(far, labels, config)
+                 - _unclipped_gradient(rows, labels, config)).norm()
+    assert moved <= 2 * config.max_grad_norm * (1 + 1e-5) < unclipped
+
+
+def test_the_step_noise_is_the_multiplier_times_the_clipping_norm():
+    config = dp_ctgan.DPCTGANConfig(batch_size=4, discriminator=(64, 64), max_grad_norm=0.5)
+    rows = torch.rand(8, 6, generator=torch.Generator().manual_seed(1))
+    labels = torch.tensor([1.0] * 4 + [0.0] * 4)
+    noise = _step_gradient(rows, labels, config, 2.0) - _step_gradient(rows, labels, config)
+    assert len(noise) > 4000
+    assert float(noise.mean()) == pytest.approx(0.0, abs=0.05)
+    assert float(noise.std()) == pytest.approx(2.0 * config.max_grad_norm, rel=0.05)

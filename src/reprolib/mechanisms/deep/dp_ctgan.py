@@ -313,14 +313,36 @@ def _real_conditions(rows: np.ndarray, layout: Layout, rng: np.random.Generator
     return conditions
 
 
-def _train(rows: np.ndarray, layout: Layout, frequencies: list[np.ndarray],
-           config: DPCTGANConfig, sample_rate: float, multiplier: float, steps: int, seed: int,
-           device: str) -> tuple[_Generator, dict[str, Any]]:
-    """``steps`` DP-SGD steps of the discriminator, each followed by a generator step."""
+def _adam(module: torch.nn.Module, config: DPCTGANConfig) -> torch.optim.Adam:
+    return torch.optim.Adam(module.parameters(), lr=config.learning_rate, betas=(0.5, 0.9),
+                            weight_decay=config.weight_decay)
+
+
+def _private_critic(width: int, config: DPCTGANConfig, multiplier: float, device: str
+                    ) -> tuple[Any, Any, Any]:
+    """The discriminator, its DP-SGD optimiser and its loss (opacus, ghost clipping).
+
+    A step's gradient is the sum over the batch's rows of each row's whole gradient clipped to
+    ``config.max_grad_norm``, plus N(0, (multiplier * max_grad_norm)^2) per coordinate, divided
+    by the expected batch (the real rows' expected ``batch_size`` and as many fake rows).
+    """
     from opacus.grad_sample import GradSampleModuleFastGradientClipping
     from opacus.optimizers import DPOptimizerFastGradientClipping
     from opacus.utils.fast_gradient_clipping_utils import DPLossFastGradientClipping
 
+    critic = GradSampleModuleFastGradientClipping(
+        _discriminator(width, config.discriminator).to(device),
+        max_grad_norm=config.max_grad_norm, use_ghost_clipping=True)
+    optimiser = DPOptimizerFastGradientClipping(
+        _adam(critic, config), noise_multiplier=multiplier, max_grad_norm=config.max_grad_norm,
+        expected_batch_size=2 * config.batch_size)
+    return critic, optimiser, DPLossFastGradientClipping(critic, optimiser, torch.nn.BCELoss())
+
+
+def _train(rows: np.ndarray, layout: Layout, frequencies: list[np.ndarray],
+           config: DPCTGANConfig, sample_rate: float, multiplier: float, steps: int, seed: int,
+           device: str) -> tuple[_Generator, dict[str, Any]]:
+    """``steps`` DP-SGD steps of the discriminator, each followed by a generator step."""
     width = rows.shape[1]
     batch = config.batch_size
     sampler = np.random.default_rng(seed)
@@ -329,18 +351,10 @@ def _train(rows: np.ndarray, layout: Layout, frequencies: list[np.ndarray],
         torch.manual_seed(seed)
         generator = _Generator(config.latent + layout.categories, config.generator,
                                width).to(device)
-        critic = GradSampleModuleFastGradientClipping(
-            _discriminator(width + layout.categories, config.discriminator).to(device),
-            max_grad_norm=config.max_grad_norm, use_ghost_clipping=True)
-        def adam(module: torch.nn.Module) -> torch.optim.Adam:
-            return torch.optim.Adam(module.parameters(), lr=config.learning_rate,
-                                    betas=(0.5, 0.9), weight_decay=config.weight_decay)
-        optimiser_g = adam(generator)
-        optimiser_d = DPOptimizerFastGradientClipping(
-            adam(critic), noise_multiplier=multiplier,
-            max_grad_norm=config.max_grad_norm, expected_batch_size=2 * batch)
+        critic, optimiser_d, private_loss = _private_critic(width + layout.categories, config,
+                                                           multiplier, device)
+        optimiser_g = _adam(generator, config)
         loss = torch.nn.BCELoss()
-        private_loss = DPLossFastGradientClipping(critic, optimiser_d, torch.nn.BCELoss())
         data = torch.as_tensor(rows, device=device)
         losses_d, losses_g = [], []
         for _ in range(steps):
