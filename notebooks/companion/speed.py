@@ -15,7 +15,8 @@
 #
 # How long the committed runs took, read from the results stores when this page was built:
 # per paper, mechanism, scale and device, the number of runs recorded, the median and the
-# largest wall time of one run, and the dataset of the largest. The `small` rows are the
+# largest wall time of one run, the dataset of the largest, and whether the runs were private
+# (False for the papers' non-private references). The `small` rows are the
 # reduced compute of the whole design, the `paper` rows runs at the papers' own settings
 # (spot runs, where a paper's grid is not complete). Each run's time is that of the machine
 # that recorded it, loaded or not, so these figures size a batch (`reprolib batch --dry-run`
@@ -85,7 +86,8 @@ display(settings.set_index(["paper", "mechanism"]).style.format({"minutes": "{:.
 # `small` run counts here only if its cell is a paper cell, once the knobs the mechanism does not
 # read and, for PrivPGD and the slicing tables, the data switch are set aside (offline the paper
 # cells' data are the same stand-ins, which the rows name). Each row is the longest such run.
-# The mechanisms of the run-times table that neither table names follow it: none of their
+# The private mechanisms of the run-times table that neither table names follow it (the
+# table's `private` column is False for the papers' non-private references): none of their
 # `small` cells is a paper cell (their grids cut the knobs, or their paper-setting grids are
 # still to run), and no benchmark ran them at a paper setting.
 

@@ -29,6 +29,12 @@ def test_committed_runs_are_summarised_once_per_store_in_book_order():
     papers = list(catalogue().papers)
     assert list(dict.fromkeys(table["paper"])) == [p for p in papers if p in set(table["paper"])]
     assert not table["slowest_dataset"].isin(["none", "closed-form"]).any()
+    # the runs without an epsilon: the original data, a classifier, RAP++'s Figures 1 and 6
+    # (its optimiser on exact answers) and the slicing paper's source-only classifier
+    references = {("rappp", "original"), ("rappp", "logistic-regression"), ("rappp", "annealed"),
+                  ("rappp", "fixed sigma"), ("slicing", "Source only")}
+    assert set(table[~table["private"]][["paper", "mechanism"]].itertuples(index=False,
+                                                                          name=None)) == references
     assert (table["runs"] > 0).all() and (table["max_s"] >= table["median_s"]).all()
     # each stored run counts once: PGM+MST's small runs are those of PrivPGD's stores
     experiments = catalogue().paper("privpgd").experiments
@@ -81,8 +87,9 @@ def test_rows_stored_before_cpus_were_named_show_as_an_unnamed_cpu(tmp_path):
 
 
 def test_mechanisms_without_a_paper_setting_time_are_listed_per_paper():
-    times = pd.DataFrame({"paper": ["aim", "aim", "aim", "rappp"],
-                          "mechanism": ["AIM", "AIM", "GEM", "PGM"]})
+    times = pd.DataFrame({"paper": ["aim", "aim", "aim", "rappp", "rappp"],
+                          "mechanism": ["AIM", "AIM", "GEM", "PGM", "original"],
+                          "private": [True, True, True, True, False]})  # the data itself
     settings = pd.DataFrame({"paper": ["aim"], "mechanism": ["AIM"]})
     baselines = pd.DataFrame({"paper": ["privpgd"], "mechanism": ["PGM"]})  # another paper's PGM
     assert without_paper_setting_time(times, settings, baselines) == {"aim": ["GEM"],

@@ -29,7 +29,7 @@ from reprolib.experiments._provenance import device_labels
 from reprolib.experiments._store import Cell
 
 SPEED_COLUMNS = ("paper", "mechanism", "scale", "device", "runs", "median_s", "max_s",
-                 "slowest_dataset")
+                 "slowest_dataset", "private")
 # the papers' benchmarks at their own settings, one row per measured run (``paper_setting_speed``
 # of each paper's pages module): how it was measured, the goal, and what the authors report;
 # ``paper`` is the catalogue's key, as in ``SPEED_COLUMNS``
@@ -46,7 +46,9 @@ def recorded_speed(scales: Sequence[str] = ("small", "paper"),
                    root: Path | None = None) -> pd.DataFrame:
     """One row per (paper, mechanism, scale, device) with recorded runs (``SPEED_COLUMNS``),
     in the book's paper order. Rows that ran nothing on data (dataset statistics, declared
-    traits, closed forms) are left out.
+    traits, closed forms) are left out. ``private`` says whether any of the runs had an epsilon:
+    False for the papers' non-private references (the original data, a classifier trained on
+    the source domain alone).
     """
     papers = catalogue().papers
     frames, seen = [], set()
@@ -57,7 +59,8 @@ def recorded_speed(scales: Sequence[str] = ("small", "paper"),
                 if store.path in seen or len(store) == 0:
                     continue
                 seen.add(store.path)
-                rows = _devices(store.frame()[["mechanism", "dataset", "device", "wall_time_s"]])
+                rows = _devices(store.frame()[["mechanism", "dataset", "device", "wall_time_s",
+                                               "epsilon"]])
                 ran = (rows["mechanism"] != "none") & ~rows["dataset"].isin(NO_DATA)
                 frames.append(rows[ran].assign(paper=key, scale=scale))
     if not frames:
@@ -65,7 +68,9 @@ def recorded_speed(scales: Sequence[str] = ("small", "paper"),
     runs = pd.concat(frames, ignore_index=True)
     keys = ["paper", "mechanism", "scale", "device"]
     slowest = runs.loc[runs.groupby(keys)["wall_time_s"].idxmax(), [*keys, "dataset"]]
-    table = (runs.groupby(keys)["wall_time_s"].agg(runs="size", median_s="median", max_s="max")
+    table = (runs.assign(private=runs["epsilon"].notna()).groupby(keys)
+             .agg(runs=("wall_time_s", "size"), median_s=("wall_time_s", "median"),
+                  max_s=("wall_time_s", "max"), private=("private", "any"))
              .reset_index().merge(slowest.rename(columns={"dataset": "slowest_dataset"}),
                                   on=keys))
     order = {key: i for i, key in enumerate(papers)}
@@ -141,12 +146,14 @@ def paper_setting_runs(paper: str, artifacts: Sequence[str], *, scale: str = "sm
 
 def without_paper_setting_time(times: pd.DataFrame,
                                *measured: pd.DataFrame) -> dict[str, list[str]]:
-    """Per paper, the mechanisms with recorded runs (``recorded_speed``) that no table of
-    paper-setting times (``PAPER_SETTING_COLUMNS``) names, sorted; papers with none are left out.
+    """Per paper, the private mechanisms with recorded runs (``recorded_speed``) that no table
+    of paper-setting times (``PAPER_SETTING_COLUMNS``) names, sorted; papers with none are left
+    out.
     """
     timed = {(row.paper, row.mechanism) for frame in measured for row in frame.itertuples()}
     missing: dict[str, list[str]] = {}
-    for paper, mechanism in times[["paper", "mechanism"]].drop_duplicates().itertuples(index=False):
+    private = times[times["private"]]
+    for paper, mechanism in private[["paper", "mechanism"]].drop_duplicates().itertuples(index=False):
         if (paper, mechanism) not in timed:
             missing.setdefault(paper, []).append(mechanism)
     return {paper: sorted(mechanisms) for paper, mechanisms in missing.items()}
