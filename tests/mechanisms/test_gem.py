@@ -178,6 +178,16 @@ def test_weight_average_switch_changes_the_release(small_titanic):
     assert not plain.synthetic.frame.equals(averaged.synthetic.frame)
 
 
+def test_each_authors_script_is_a_valid_config_and_the_defaults_are_july_2022s(small_titanic):
+    for changes in gem.AUTHORS_SCRIPTS.values():
+        GEMConfig(**changes)  # names GEMConfig's fields, with valid values
+    assert gem.AUTHORS_SCRIPTS["2022-07"] == {}
+    # the 2021 script's one block of 512 and averaged weights run (at a small size)
+    first = {**gem.AUTHORS_SCRIPTS["2021-11"], "rounds": 3, "hidden": (16,)}
+    run = _fit(small_titanic, 1.0, **first)
+    assert run.ledger.spent_rho == pytest.approx(1.0, rel=1e-9)
+
+
 def test_a_whole_workload_of_three_way_marginals_runs(small_titanic):
     workload = all_kway(small_titanic.domain, 3)
     run = _fit(small_titanic, 0.5, workload=workload, rounds=3)

@@ -28,10 +28,14 @@ Rogers' bounded range), the Gaussian mechanism 2 / (2 sigma^2) = 1 / sigma^2; th
 left. Everything after a measurement reads only released values.
 
 The AIM paper ran every baseline at "default values available in their open source
-implementations". Our defaults are the authors' example script for adult
+implementations". Our defaults are the authors' example script for adult as of July 2022
 (``examples/scripts/gen_nn/run_adult.sh``): T = 50 (capped at the number of workload marginals),
 alpha = 0.5, K = 1000, code and hidden widths 256, p = 2, learning rate 1e-4, 100 iterations and
-10,000 cells per round, no averaging of the weights; the rest is the code's defaults. (Its
+10,000 cells per round, no averaging of the weights; the rest is the code's defaults. The
+release public when the AIM paper appeared (November 2021) ran its adult script at T = 75, one
+hidden block of 512, a threshold of 0.25 times the average error and the weights averaged over
+the last T/2 rounds (beta = 0.5), with the same accounting: ``AUTHORS_SCRIPTS["2021-11"]``. It
+fits far better at large epsilon (``benchmarks/gem_scripts.py``). (Its
 command line alone would give T = 10, code width 16, p = 1 and 100 cells.) The network is the code's: residual blocks
 (linear, batch normalisation on the K rows, ReLU, the input concatenated to the output), then a
 linear layer to the one-hot width, with PyTorch's default initialisation. Records are drawn from
@@ -138,6 +142,18 @@ class GEMConfig:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         if self.records is not None and self.records < 1:
             raise ValueError(f"records must be positive or None (= N), got {self.records}")
+
+
+AUTHORS_SCRIPTS: dict[str, dict[str, Any]] = {
+    "2022-07": {},
+    "2021-11": {"rounds": 75, "hidden": (512,), "error_threshold": 0.25,
+                "average_weights": True, "weights_average": 0.5},
+}
+"""The settings of the authors' adult scripts, as changes to :class:`GEMConfig`'s defaults (which
+are the July 2022 script's): ``"2021-11"`` is the first public release (``dp-query-release``
+commit 0737aea, ``examples/scripts/run_gem_adult.sh`` through ``examples/run_gem.py``), the only
+one public before the AIM paper (arXiv, January 2022). Use as ``GEMConfig(**AUTHORS_SCRIPTS[...])``.
+"""
 
 
 class GEM:
