@@ -35,7 +35,7 @@ alpha = 0.5, K = 1000, code and hidden widths 256, p = 2, learning rate 1e-4, 10
 release public when the AIM paper appeared (November 2021) ran its adult script at T = 75, one
 hidden block of 512, a threshold of 0.25 times the average error and the weights averaged over
 the last T/2 rounds (beta = 0.5), with the same accounting: ``AUTHORS_SCRIPTS["2021-11"]``. It
-fits far better at large epsilon (``benchmarks/gem_scripts.py``). (Its
+fits far better at large epsilon (``benchmarks/gem_2021_reference.py``). (Its
 command line alone would give T = 10, code width 16, p = 1 and 100 cells.) The network is the code's: residual blocks
 (linear, batch normalisation on the K rows, ReLU, the input concatenated to the output), then a
 linear layer to the one-hot width, with PyTorch's default initialisation. Records are drawn from

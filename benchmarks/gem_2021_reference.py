@@ -1,4 +1,4 @@
-"""GEM at the settings of its authors' two adult scripts, and the first release beside ours.
+"""GEM beside its authors' first release (November 2021), and at both of their adult scripts.
 
 Our GEM's defaults follow the authors' adult script of July 2022 (``reprolib.mechanisms.relaxed.gem``).
 The AIM paper (arXiv, January 2022) ran the baselines at "default values available in their
@@ -7,11 +7,12 @@ of ``terranceliu/dp-query-release``, November 2021), whose adult script differs:
 ``AUTHORS_SCRIPTS["2021-11"]``. This runs our GEM under each script's settings (``--script``)
 on the same AIM dataset, workload (all-3way), budget (epsilon, delta = 1e-9, replace-one) and
 seed, and, with ``--reference PATH`` (a checkout of that commit), the release itself at its
-script's settings, and appends one row per run to ``--out``::
+script's settings, and appends one row per run to ``--out``: engine ``ours`` (the 2021 script's
+settings), ``ours-2022-07`` (our defaults) and ``reference`` (the release)::
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/gem_scripts.py --dataset nltcs adult \\
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/gem_2021_reference.py --dataset nltcs adult \\
         --epsilon 1 10 --seed 0 --reference /tmp/gem-2021-11 \\
-        --out results/aim/benchmarks/gem-scripts.csv
+        --out results/aim/benchmarks/gem-2021-reference.csv   (the Figures 1-3 pages read it)
 
 Nothing of the release is copied here: it is imported from its path. It needs two things our
 environment lacks: ``np.infty`` (gone in NumPy 2, restored for it) and rdt 0.x's
@@ -114,13 +115,14 @@ def main() -> None:
             budget = PrivacyBudget.from_epsilon_delta(epsilon, DELTA,
                                                       relation=NeighbourRelation.REPLACE_ONE)
             for seed in args.seed:
-                runs = [(f"ours {script}", script) for script in args.script]
+                runs = [("ours" if script == "2021-11" else f"ours-{script}", script)
+                        for script in args.script]
                 if args.reference:
-                    runs.append(("reference 2021-11", "2021-11"))
+                    runs.append(("reference", "2021-11"))
                 for engine, script in runs:
                     config = GEMConfig(**AUTHORS_SCRIPTS[script])
                     started = time.perf_counter()
-                    if engine.startswith("ours"):
+                    if engine != "reference":
                         synthetic = GEM(config).fit(data, budget, np.random.default_rng(seed),
                                                     workload=workload).synthetic
                     else:
