@@ -189,14 +189,16 @@ def capacity_trace_table(path: Path | None = None) -> pd.DataFrame | None:
 
 
 def reference_csv(mechanism: str) -> Path:
-    """Where ``benchmarks/<mechanism>_reference.py`` appends its rows, under the results folder."""
+    """Where ``benchmarks/<mechanism>_reference.py`` (a dash read as an underscore) appends its
+    rows, under the results folder.
+    """
     return Path("aim") / "benchmarks" / f"{mechanism.lower()}-reference.csv"
 
 
 def baseline_reference_table(mechanism: str, workload: str, path: Path | None = None
                              ) -> pd.DataFrame | None:
-    """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem", "privmrf"
-    or "rap") on ``workload``: per (dataset, epsilon, engine) the seeds run, the mean, min and
+    """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem",
+    "gem-2021", "privmrf" or "rap") on ``workload``: per (dataset, epsilon, engine) the seeds run, the mean, min and
     max workload error and the mean seconds, with ``error / reference``, the engine's mean error
     over the reference's (engines named ``ours-...`` are variants of ours); None when nothing was
     run.
