@@ -223,8 +223,9 @@ show_side_by_side("gem", "GEM")
 # and at our defaults as `ours-2022-07`, on the same data, budget and seed value. At the same
 # settings ours and the release agree; the 2021 settings fit far better than the 2022 ones at
 # large ε. So the GEM lines of this page, which run the 2022 settings, probably understate the
-# GEM the paper compared AIM with; re-running them at the 2021 settings is listed in
-# `results/pending/README.md`. The table reads `results/aim/benchmarks/gem-2021-reference.csv`;
+# GEM the paper compared AIM with. The profiles' `gem_script` switch runs these figures' GEM at
+# the 2021 settings in cells of their own (`gem_script="2021-11"`); that grid is listed in
+# `results/pending/README.md`, and the figures move to it once it is complete. The table reads `results/aim/benchmarks/gem-2021-reference.csv`;
 # nothing is computed here.
 
 # %% tags=["hide-input"]

@@ -276,3 +276,19 @@ def test_error_metrics_score_both_errors_as_the_metric_functions_do(mechanism):
         assert metrics["workload_error_tv"] == pytest.approx(
             workload_error_tv(data, result.synthetic, workload), rel=1e-12
         )
+
+
+def test_gem_runs_its_2021_script_only_when_asked_and_then_in_cells_of_its_own():
+    stored = grid("aim-fig1", "small", datasets=["nltcs"])
+    assert all("gem_script" not in c.params for c in stored)  # the stored grids' keys
+    first = grid("aim-fig1", "small", datasets=["nltcs"], gem_script="2021-11")
+    new, old = ([c for c in cells if c.mechanism == "GEM"] for cells in (first, stored))
+    assert {c.params["gem_script"] for c in new} == {"2021-11"}
+    assert not {c.key for c in new} & {c.key for c in old}
+    assert [c for c in first if c.mechanism != "GEM"] == [c for c in stored
+                                                          if c.mechanism != "GEM"]
+    config = build_mechanism("GEM", new[0].params).config
+    assert (config.rounds, config.hidden, config.average_weights) == (75, (512,), True)
+    assert build_mechanism("GEM", old[0].params).config.rounds == 50
+    with pytest.raises(TypeError, match="gem_script"):
+        grid("aim-fig1", "small", gem_script="2020-01")

@@ -51,7 +51,7 @@ import itertools
 import math
 import time
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 import jax
 import jax.numpy as jnp
@@ -144,7 +144,8 @@ class GEMConfig:
             raise ValueError(f"records must be positive or None (= N), got {self.records}")
 
 
-AUTHORS_SCRIPTS: dict[str, dict[str, Any]] = {
+AuthorsScript = Literal["2022-07", "2021-11"]
+AUTHORS_SCRIPTS: dict[AuthorsScript, dict[str, Any]] = {
     "2022-07": {},
     "2021-11": {"rounds": 75, "hidden": (512,), "error_threshold": 0.25,
                 "average_weights": True, "weights_average": 0.5},

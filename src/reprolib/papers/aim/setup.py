@@ -17,6 +17,7 @@ import numpy as np
 from reprolib.data import Dataset, load_dataset
 from reprolib.experiments._scales import Scale
 from reprolib.mechanisms.pgm import LossWeighting, Potentials, StepRule
+from reprolib.mechanisms.relaxed.gem import AUTHORS_SCRIPTS, AuthorsScript
 from reprolib.queries import Workload, all_kway, random_target, skewed_workload, target_workload
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ class Profile:
         potentials: where AIM's and MWEM+PGM's Private-PGM potentials live, which decides what
             a round's warm start keeps: "measured-cliques" (mbi 2.0's, the default) or
             "junction-tree-2022" (the 2022 library's; ``AIMConfig.potentials``).
+        gem_script: the authors' GEM script whose settings GEM runs in Figures 1-3
+            (``AUTHORS_SCRIPTS``): "2022-07" (our GEM's defaults, the stored grids') or "2021-11"
+            (the release public before the AIM paper), which GEM's cells record, so that its
+            runs are cells of their own.
     """
 
     datasets: tuple[str, ...]
@@ -88,6 +93,7 @@ class Profile:
     loss_weighting: LossWeighting = LOSS_WEIGHTING
     step_rule: StepRule = "backtracking-2022"
     potentials: Potentials = "measured-cliques"
+    gem_script: AuthorsScript = "2022-07"
     final_pgm_iters: int | None = None
     capacity_by_dataset: Mapping[str, float] = dataclasses.field(default_factory=dict)
     pgm_iters_by_dataset: Mapping[str, int] = dataclasses.field(default_factory=dict)
@@ -276,6 +282,8 @@ def build_mechanism(name: str, params: Mapping[str, object], **fixed: object):
         recorded = [key for key in ((keys,) if isinstance(keys, str) else keys) if key in params]
         if recorded:
             values[field] = params[recorded[0]]
+    if name == "GEM" and "gem_script" in params:  # the settings of that script of the authors'
+        values.update(AUTHORS_SCRIPTS[cast(AuthorsScript, params["gem_script"])])
     return build(REGISTERED.get(name, name), values, **fixed)
 
 
