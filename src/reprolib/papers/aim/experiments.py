@@ -117,7 +117,7 @@ def _figure_cells(artifact: str):
             return {**params, "mwem_max_model_size_mb": float(profile.capacities(dataset)[1])}
         if mechanism == "PrivMRF":  # its early stopping, recorded so that a new default reruns
             return {**params, "stop_ratio": PrivMRFConfig.stop_ratio}
-        if mechanism == "GEM" and profile.gem_script != "2022-07":  # the stored runs' script
+        if mechanism == "GEM" and profile.gem_script != "2022-07":  # ("2022-07": keys as stored)
             return {**params, "gem_script": profile.gem_script}
         if mechanism in SINGLE_FIT:
             return {k: v for k, v in params.items() if k not in ("pgm_iters", "final_pgm_iters")}

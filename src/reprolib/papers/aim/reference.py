@@ -198,10 +198,10 @@ def reference_csv(mechanism: str) -> Path:
 def baseline_reference_table(mechanism: str, workload: str, path: Path | None = None
                              ) -> pd.DataFrame | None:
     """Ours beside the authors' code (``benchmarks/<mechanism>_reference.py``, "gem",
-    "gem-2021", "privmrf" or "rap") on ``workload``: per (dataset, epsilon, engine) the seeds run, the mean, min and
-    max workload error and the mean seconds, with ``error / reference``, the engine's mean error
-    over the reference's (engines named ``ours-...`` are variants of ours); None when nothing was
-    run.
+    "gem-2021", "privmrf" or "rap") on ``workload``: per (dataset, epsilon, engine) the seeds
+    run, the mean, min and max workload error and the mean seconds, with ``error / reference``,
+    the engine's mean error over the reference's (engines named ``ours-...`` are variants of
+    ours); None when nothing was run.
     """
     path = path or results_dir() / reference_csv(mechanism)
     if not path.is_file():
