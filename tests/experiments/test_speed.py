@@ -21,6 +21,7 @@ from reprolib.papers.aim.setup import unread_params
 def test_an_empty_results_folder_gives_an_empty_table(tmp_path):
     table = recorded_speed(root=tmp_path)
     assert table.empty and list(table.columns) == list(SPEED_COLUMNS)
+    assert without_paper_setting_time(table, table) == {}
 
 
 def test_committed_runs_are_summarised_once_per_store_in_book_order():

@@ -152,7 +152,7 @@ def without_paper_setting_time(times: pd.DataFrame,
     """
     timed = {(row.paper, row.mechanism) for frame in measured for row in frame.itertuples()}
     missing: dict[str, list[str]] = {}
-    private = times[times["private"]]
+    private = times[times["private"].astype(bool)]  # an empty column is of object dtype
     for paper, mechanism in private[["paper", "mechanism"]].drop_duplicates().itertuples(index=False):
         if (paper, mechanism) not in timed:
             missing.setdefault(paper, []).append(mechanism)
