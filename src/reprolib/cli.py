@@ -1,4 +1,5 @@
-"""The command line: ``reprolib list | run | batch | check | audit | prune | merge | doctor | toc``.
+"""The command line: ``reprolib list | run | batch | check | audit | rerun | prune | merge | doctor |
+toc``.
 
 Run ``reprolib --help`` or ``python -m reprolib --help``.
 """
@@ -211,6 +212,18 @@ def _audit(args: argparse.Namespace) -> int:
     return 1 if moved.any() else 0
 
 
+def _rerun(args: argparse.Namespace) -> int:
+    from reprolib.experiments import rerun_outdated
+
+    get_artifact(args.artifact)
+    count = rerun_outdated(args.artifact, scale=args.scale, device=args.device, progress=True,
+                           limit=args.cells)
+    print(f"{args.artifact} [{args.scale}]: re-ran {count} cell(s) whose rows predated a change "
+          f"of code that can move them" if count else
+          f"{args.artifact} [{args.scale}]: every stored row is current; nothing to re-run")
+    return 0
+
+
 def _prune(args: argparse.Namespace) -> int:
     from reprolib.experiments import prune_stores
 
@@ -236,8 +249,10 @@ def _merge(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         for path in stores:
-            added = ResultsStore(target / path.relative_to(source)).merge(ResultsStore(path))
-            print(f"{path.relative_to(source)}: {added} new run(s) from {source}")
+            added = ResultsStore(target / path.relative_to(source)).merge(ResultsStore(path),
+                                                                         replace=args.replace)
+            done = "new or re-run" if args.replace else "new"
+            print(f"{path.relative_to(source)}: {added} {done} run(s) from {source}")
     return 0
 
 
@@ -344,6 +359,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="largest relative difference taken as unchanged (default 1e-6)")
     audit.set_defaults(handler=_audit)
 
+    rerun = commands.add_parser("rerun", help="re-run the stored cells of a grid that predate a "
+                                "change of code that can move them (the pages' compute lines "
+                                "count them), replacing their rows")
+    rerun.add_argument("artifact", help="artifact id, e.g. rappp-fig8 (see `reprolib list`)")
+    rerun.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
+    rerun.add_argument("--cells", type=int, default=None, metavar="N",
+                       help="re-run at most N cells, in the grid's order (default: all)")
+    rerun.add_argument("--device", choices=DEVICES, default="auto")
+    rerun.set_defaults(handler=_rerun)
+
     prune = commands.add_parser("prune", help="drop stored runs of cells no experiment asks for "
                                 "any more (after a hyper-parameter changed)")
     prune.add_argument("--scale", choices=SCALES, required=True)
@@ -352,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     merge = commands.add_parser("merge", help="add the runs of results folders computed elsewhere "
                                 "(another machine's results/) to this project's stores")
     merge.add_argument("sources", nargs="+", type=Path, metavar="RESULTS_FOLDER")
+    merge.add_argument("--replace", action="store_true",
+                       help="their runs of cells stored here replace those (re-runs, see rerun)")
     merge.set_defaults(handler=_merge)
 
     doctor = commands.add_parser("doctor", help="what this machine offers: versions, GPUs seen "

@@ -306,6 +306,21 @@ def test_merge_adds_the_other_stores_new_cells_with_their_provenance(tmp_path):
     assert here.merge(there) == 0
 
 
+def test_merge_with_replace_puts_the_others_rows_in_place_of_this_stores(tmp_path):
+    here, there = ResultsStore(tmp_path / "a.parquet"), ResultsStore(tmp_path / "b.parquet")
+    first, second = make_cell(seed=0), make_cell(seed=1)
+    for cell, value in ((first, 1.0), (second, 2.0)):
+        here.append(cell, scale="small", metrics={"m": value}, wall_time_s=1.0,
+                    provenance=collect_provenance("cpu"))
+    there.append(first, scale="small", metrics={"m": 10.0}, wall_time_s=1.0,
+                 provenance=collect_provenance("gpu"))
+    assert here.merge(there, replace=True) == 1
+    frame = ResultsStore(here.path).frame()
+    assert frame["seed"].tolist() == [0, 1]  # the re-run keeps its row's place
+    assert frame["metric.m"].tolist() == [10.0, 2.0]
+    assert frame["device"].tolist() == ["gpu", "cpu"]
+
+
 def test_merge_refuses_another_scale(tmp_path):
     here, there = ResultsStore(tmp_path / "a.parquet"), ResultsStore(tmp_path / "b.parquet")
     here.append(make_cell(seed=0), scale="small", metrics={}, wall_time_s=1.0,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from reprolib._paths import results_dir
 from reprolib.experiments._catalogue import Catalogue, catalogue
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._scales import Scale, check_scale
+from reprolib.experiments._staleness import OUTPUT_CHANGES, OutputChange, rows_to_rerun
 from reprolib.experiments._store import Cell, ResultsStore
 
 
@@ -198,6 +200,35 @@ def prune_stores(scale: str, root: Path | None = None) -> tuple[dict[Path, int],
     dropped = {path: ResultsStore(path).retain(keys)
                for path, keys in wanted.items() if path.is_file()}
     return dropped, skipped
+
+
+def rerun_outdated(artifact_id: str, *, scale: str, device: str = "auto", progress: bool = True,
+                   results_root: Path | None = None, limit: int | None = None,
+                   changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> int:
+    """Re-run the cells of an artifact's grid whose stored rows predate a change of code that
+    can move them (:func:`~reprolib.experiments._staleness.rows_to_rerun`), or whose revision
+    git cannot place, and put the new rows in their place; return how many were re-run.
+
+    Cells run in the grid's order, at most ``limit`` of them, each in a scratch store that
+    replaces its stored row as soon as it finishes, so an interrupted re-run keeps what it did.
+    Only the cells of the default grid are re-run (rows of overridden settings are left alone).
+    ``changes``: the registered changes of code (default: all of them).
+    """
+    scale = check_scale(scale)
+    experiment = get_experiment(artifact_id)
+    store = open_store(artifact_id, scale, results_root)
+    rows = store.frame()
+    outdated = set(rows.loc[rows_to_rerun(rows, changes) != "", "key"])
+    cells = [cell for cell in experiment.cells(scale, experiment.settings_at(scale))
+             if cell.key in outdated][:limit]
+    resolved = resolve_device(device)
+    for cell in cells:
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = ResultsStore(Path(scratch) / store.path.name)
+            run_grid([cell], lambda job: experiment.compute_on(job, resolved), fresh,
+                     scale=scale, device=describe_device(resolved), progress=progress)
+            store.merge(fresh, replace=True)
+    return len(cells)
 
 
 def artifact_status(paper: str | None = None, root: Path | None = None) -> pd.DataFrame:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from reprolib.experiments._staleness import rerun_summary
+
 #: Distributions whose versions every result records ("python" is the interpreter).
 TRACKED_DISTRIBUTIONS = ("numpy", "pandas", "scipy", "torch", "jax", "mbi", "reprolib")
 
@@ -126,7 +128,9 @@ def benchmark_rows(path: Path, columns: Sequence[str], *,
 
 def compute_summary(results: pd.DataFrame) -> str:
     """What produced the stored rows ``results``, in one sentence: how many runs, their summed
-    wall time in hours, the devices, and the dates they were recorded on.
+    wall time in hours, the devices, the dates they were recorded on and, where a later change
+    of code moved their mechanism's runs, how many of them the current code does not reproduce
+    (:func:`~reprolib.experiments._staleness.rerun_summary`).
     """
     if results.empty:
         return "no runs recorded"
@@ -136,4 +140,4 @@ def compute_summary(results: pd.DataFrame) -> str:
     first, last = days.min(), days.max()
     when = f"on {first}" if first == last else f"from {first} to {last}"
     return (f"{len(results)} runs, {hours:.2f} hours of compute in all (the sum of their wall "
-            f"times), on {devices}, recorded {when}")
+            f"times), on {devices}, recorded {when}{rerun_summary(results)}")

@@ -279,15 +279,18 @@ class ResultsStore:
         }
         self._replace(rows)
 
-    def merge(self, other: ResultsStore) -> int:
+    def merge(self, other: ResultsStore, *, replace: bool = False) -> int:
         """Add the rows of ``other`` whose cells this store lacks (runs computed elsewhere, e.g.
-        on another machine), keeping their provenance; return how many were added.
+        on another machine), keeping their provenance; with ``replace``, its rows of cells this
+        store holds replace those (re-runs of outdated rows) and keep their place. Return how
+        many rows were added or replaced.
 
         Raises:
             ValueError: the two stores hold different artifacts or scales.
         """
         rows = dict(self._current_rows())
-        incoming = {key: row for key, row in other._current_rows().items() if key not in rows}
+        incoming = {key: row for key, row in other._current_rows().items()
+                    if replace or key not in rows}
         kinds = {(row["artifact"], row["scale"]) for row in [*rows.values(), *incoming.values()]}
         if len(kinds) > 1:
             raise ValueError(f"cannot merge {other.path} into {self.path}: they hold "

@@ -1,0 +1,118 @@
+import subprocess
+
+import pandas as pd
+import pytest
+
+from reprolib.experiments._staleness import (
+    OUTPUT_CHANGES,
+    UNPLACED,
+    OutputChange,
+    rerun_summary,
+    rows_to_rerun,
+)
+from reprolib.mechanisms._registry import REGISTRATIONS
+
+
+def _commit(repository, message: str) -> str:
+    def git(*arguments: str) -> str:
+        return subprocess.run(["git", *arguments], cwd=repository, check=True, text=True,
+                              capture_output=True).stdout.strip()
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+        "-m", message)
+    return git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A repository with three commits: before, change, after."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    return tmp_path, [_commit(tmp_path, name) for name in ("before", "change", "after")]
+
+
+def test_rows_before_a_change_of_their_mechanism_are_due_to_rerun(history) -> None:
+    repository, (before, change, after) = history
+    changes = (OutputChange(change, ("RAP", "RAP++"), "a fix"),)
+    rows = pd.DataFrame({
+        "mechanism": ["RAP", "RAP++", "RAP", "RAP", "AIM", "RAP", "RAP"],
+        "git_revision": [before, before + "-dirty", change, after, before, "unknown",
+                         "0" * 40],
+    })
+    marks = rows_to_rerun(rows, changes, repository)
+    assert marks.tolist() == [change[:7], change[:7], "", "", "", UNPLACED, UNPLACED]
+    assert rerun_summary(rows, changes, repository) == (
+        f"; 2 of them (RAP, RAP++) predate {change[:7]} (a fix), which can move such runs, so "
+        "they are due to be re-run; 2 (RAP) were recorded at revisions this checkout cannot "
+        "place, so whether they predate such a change is unknown")
+    current = rows.iloc[2:5]
+    assert rerun_summary(current, changes, repository) == ""
+
+
+def test_a_row_is_marked_with_the_last_change_it_predates(history) -> None:
+    repository, (before, change, after) = history
+    changes = (OutputChange(before, ("GEM",), "first"), OutputChange(after, ("GEM",), "second"))
+    rows = pd.DataFrame({"mechanism": ["GEM", "GEM"], "git_revision": [before, change]})
+    assert rows_to_rerun(rows, changes, repository).tolist() == [after[:7], after[:7]]
+
+
+def test_frames_without_mechanisms_or_revisions_have_nothing_to_rerun() -> None:
+    rows = pd.DataFrame({"wall_time_s": [1.0]})
+    assert rows_to_rerun(rows).tolist() == [""]
+    assert rerun_summary(rows) == ""
+
+
+def test_registered_changes_name_full_commits_and_registered_mechanisms() -> None:
+    names = {registration.name for registration in REGISTRATIONS}
+    for change in OUTPUT_CHANGES:
+        assert len(change.commit) == 40 and int(change.commit, 16) >= 0
+        assert set(change.mechanisms) <= names, change
+
+
+def test_rerun_replaces_the_outdated_rows_in_place_and_keeps_the_current_ones(
+        history, monkeypatch, tmp_path) -> None:
+    from reprolib.experiments import (
+        _provenance,
+        _staleness,
+        collect_provenance,
+        get_experiment,
+        open_store,
+        rerun_outdated,
+    )
+
+    repository, (before, change, after) = history
+    monkeypatch.setattr(_staleness, "repo_root", lambda: repository)
+    monkeypatch.setattr(_provenance, "_git_revision", lambda: after)  # the code re-running
+    artifact = "prelim-conversions"
+    experiment = get_experiment(artifact)
+    cells = experiment.cells("smoke", experiment.settings_at("smoke"))
+    store = open_store(artifact, "smoke", tmp_path / "results")
+    for index, cell in enumerate(cells):  # the first two outdated, with wrong metrics
+        store.append(cell, scale="smoke", metrics={"wrong": 1.0}, wall_time_s=0.0,
+                     provenance={**collect_provenance("old"),
+                                 "git_revision": before if index < 2 else change})
+    changes = (OutputChange(change, tuple({cell.mechanism for cell in cells}), "a fix"),)
+    rerun = {"scale": "smoke", "device": "cpu", "progress": False,
+             "results_root": tmp_path / "results", "changes": changes}
+    assert rerun_outdated(artifact, limit=1, **rerun) == 1
+    assert rerun_outdated(artifact, **rerun) == 1
+    assert rerun_outdated(artifact, **rerun) == 0
+    frame = open_store(artifact, "smoke", tmp_path / "results").frame()
+    assert frame["key"].tolist() == [cell.key for cell in cells]
+    assert frame["git_revision"].tolist() == [after, after] + [change] * (len(cells) - 2)
+    assert (frame["device"] == "old").tolist() == [False, False] + [True] * (len(cells) - 2)
+    fresh = experiment.compute_on(cells[0], "cpu")
+    assert open_store(artifact, "smoke", tmp_path / "results").get(cells[0]) == fresh
+
+
+def test_the_rerun_command_says_what_it_did(monkeypatch, capsys) -> None:
+    import reprolib.experiments
+    from reprolib import cli
+
+    counts = iter([3, 0])
+    monkeypatch.setattr(reprolib.experiments, "rerun_outdated",
+                        lambda artifact, **options: next(counts))
+    assert cli.main(["rerun", "rappp-fig8", "--cells", "3", "--device", "cpu"]) == 0
+    assert cli.main(["rerun", "rappp-fig8"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said == [("rappp-fig8 [small]: re-ran 3 cell(s) whose rows predated a change of code "
+                    "that can move them"),
+                    "rappp-fig8 [small]: every stored row is current; nothing to re-run"]
