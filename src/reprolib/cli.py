@@ -378,7 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "(another machine's results/) to this project's stores")
     merge.add_argument("sources", nargs="+", type=Path, metavar="RESULTS_FOLDER")
     merge.add_argument("--replace", action="store_true",
-                       help="their runs of cells stored here replace those (re-runs, see rerun)")
+                       help="their runs of cells stored here replace those recorded earlier "
+                            "(re-runs, see rerun)")
     merge.set_defaults(handler=_merge)
 
     doctor = commands.add_parser("doctor", help="what this machine offers: versions, GPUs seen "

@@ -319,6 +319,12 @@ def test_merge_with_replace_puts_the_others_rows_in_place_of_this_stores(tmp_pat
     assert frame["seed"].tolist() == [0, 1]  # the re-run keeps its row's place
     assert frame["metric.m"].tolist() == [10.0, 2.0]
     assert frame["device"].tolist() == ["gpu", "cpu"]
+    assert here.merge(there, replace=True) == 0  # the same run again is not newer
+    older = {**collect_provenance("old"), "created_at": "2000-01-01T00:00:00+00:00"}
+    stale = ResultsStore(tmp_path / "d.parquet")
+    stale.append(second, scale="small", metrics={"m": 0.0}, wall_time_s=1.0, provenance=older)
+    assert here.merge(stale, replace=True) == 0  # an older run never replaces a newer one
+    assert ResultsStore(here.path).get(second) == {"m": 2.0}
 
 
 def test_merge_refuses_another_scale(tmp_path):

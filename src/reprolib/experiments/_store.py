@@ -282,15 +282,15 @@ class ResultsStore:
     def merge(self, other: ResultsStore, *, replace: bool = False) -> int:
         """Add the rows of ``other`` whose cells this store lacks (runs computed elsewhere, e.g.
         on another machine), keeping their provenance; with ``replace``, its rows of cells this
-        store holds replace those (re-runs of outdated rows) and keep their place. Return how
-        many rows were added or replaced.
+        store holds replace those recorded before them (re-runs of outdated rows) and keep their
+        place. Return how many rows were added or replaced.
 
         Raises:
             ValueError: the two stores hold different artifacts or scales.
         """
         rows = dict(self._current_rows())
         incoming = {key: row for key, row in other._current_rows().items()
-                    if replace or key not in rows}
+                    if key not in rows or (replace and _later(row, rows[key]))}
         kinds = {(row["artifact"], row["scale"]) for row in [*rows.values(), *incoming.values()]}
         if len(kinds) > 1:
             raise ValueError(f"cannot merge {other.path} into {self.path}: they hold "
@@ -414,3 +414,8 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
             raise StoreError(f"{path} holds key {row['key']} twice; {_RECOMPUTE_HINT}")
         rows[row["key"]] = row
     return rows
+
+
+def _later(row: dict[str, Any], than: dict[str, Any]) -> bool:
+    """Whether ``row`` was recorded after ``than`` (by their UTC ``created_at`` stamps)."""
+    return bool(pd.Timestamp(str(row["created_at"])) > pd.Timestamp(str(than["created_at"])))
