@@ -27,6 +27,7 @@ from reprolib.experiments import (
 
 if TYPE_CHECKING:
     from reprolib._notebooks import NotebookRun
+    from reprolib.experiments._staleness import OutputChange
 
 DEFAULT_SCALE = "small"
 
@@ -94,14 +95,15 @@ def _hours_text(hours: float) -> str:
     return "-" if math.isnan(hours) else f"{hours:.2f}"
 
 
-def _on_cluster(args: argparse.Namespace) -> int:
-    """Compute the batch's missing cells on a Dask cluster; the notebooks then read the store."""
+def _on_cluster(args: argparse.Namespace, artifacts: list[str],
+                outdated: Sequence[OutputChange] = ()) -> int:
+    """Compute the artifacts' missing cells (with ``outdated``: re-run their cells whose rows
+    predate those changes of code) on a Dask cluster.
+    """
     from distributed import Client, LocalCluster
 
     from reprolib.experiments import compute_on_cluster, jobqueue_cluster
 
-    artifacts = [a for key, spec in catalogue().papers.items()
-                 if args.paper is None or key == args.paper for a in spec.experiments]
     if args.scheduler:
         client = Client(args.scheduler)
     elif args.jobqueue:
@@ -117,7 +119,8 @@ def _on_cluster(args: argparse.Namespace) -> int:
     with client:
         print(f"Dask: {len(client.scheduler_info()['workers'])} worker(s) now; dashboard "
               f"{client.dashboard_link}", file=sys.stderr)
-        failures = compute_on_cluster(client, artifacts, args.scale, device=args.device)
+        failures = compute_on_cluster(client, artifacts, args.scale, device=args.device,
+                                      outdated=outdated)
         if not args.scheduler:
             client.cluster.close()
     for failure in failures:
@@ -135,7 +138,9 @@ def _batch(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args)
     if args.workers or args.scheduler or args.jobqueue:
-        status = _on_cluster(args)
+        status = _on_cluster(args, [a for key, spec in catalogue().papers.items()
+                                    if args.paper is None or key == args.paper
+                                    for a in spec.experiments])
         if status:
             return status
 
@@ -213,9 +218,11 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reprolib.experiments import rerun_outdated
+    from reprolib.experiments import OUTPUT_CHANGES, rerun_outdated
 
     get_artifact(args.artifact)
+    if args.workers or args.scheduler or args.jobqueue:
+        return _on_cluster(args, [args.artifact], outdated=OUTPUT_CHANGES)
     count = rerun_outdated(args.artifact, scale=args.scale, device=args.device, progress=True,
                            limit=args.cells)
     print(f"{args.artifact} [{args.scale}]: re-ran {count} cell(s) whose rows predated a change "
@@ -303,6 +310,21 @@ def _toc(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_cluster_options(parser: argparse.ArgumentParser,
+                         cluster: argparse._MutuallyExclusiveGroup, when: str) -> None:
+    """The options that compute a command's cells on a Dask cluster (``when``: first, instead)."""
+    cluster.add_argument("--workers", type=int, default=0, metavar="N",
+                         help=f"compute the grids on a local Dask cluster of N processes {when}")
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help=f"compute the grids on the Dask cluster at ADDRESS {when}")
+    cluster.add_argument("--jobqueue", nargs=2, metavar=("SYSTEM", "JOBS"),
+                         help=f"compute the grids {when} on JOBS batch jobs of SYSTEM (slurm or "
+                              "pbs) through dask-jobqueue, one worker per job; cores, memory, "
+                              "walltime, queue and account come from dask-jobqueue's config")
+    parser.add_argument("--gpus-per-job", type=int, default=0, metavar="N",
+                        help="with --jobqueue: GPUs each job requests (1: one worker per GPU)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``reprolib`` command."""
     parser = argparse.ArgumentParser(
@@ -327,17 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--paper", choices=papers)
     batch.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
     batch.add_argument("--device", choices=DEVICES, default="auto")
-    cluster = batch.add_mutually_exclusive_group()
-    cluster.add_argument("--workers", type=int, default=0, metavar="N",
-                         help="compute the grids on a local Dask cluster of N processes first")
-    cluster.add_argument("--scheduler", metavar="ADDRESS",
-                         help="compute the grids on the Dask cluster at ADDRESS first")
-    cluster.add_argument("--jobqueue", nargs=2, metavar=("SYSTEM", "JOBS"),
-                         help="compute the grids first on JOBS batch jobs of SYSTEM (slurm or "
-                              "pbs) through dask-jobqueue, one worker per job; cores, memory, "
-                              "walltime, queue and account come from dask-jobqueue's config")
-    batch.add_argument("--gpus-per-job", type=int, default=0, metavar="N",
-                       help="with --jobqueue: GPUs each job requests (1: one worker per GPU)")
+    _add_cluster_options(batch, batch.add_mutually_exclusive_group(), "first")
     batch.add_argument("--dry-run", action="store_true",
                        help="list the cells the batch would compute and estimate their compute "
                             "from recorded timings; run nothing")
@@ -364,9 +376,11 @@ def build_parser() -> argparse.ArgumentParser:
                                 "count them), replacing their rows")
     rerun.add_argument("artifact", help="artifact id, e.g. rappp-fig8 (see `reprolib list`)")
     rerun.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
-    rerun.add_argument("--cells", type=int, default=None, metavar="N",
-                       help="re-run at most N cells, in the grid's order (default: all)")
     rerun.add_argument("--device", choices=DEVICES, default="auto")
+    where = rerun.add_mutually_exclusive_group()
+    where.add_argument("--cells", type=int, default=None, metavar="N",
+                       help="re-run at most N cells here, in the grid's order (default: all)")
+    _add_cluster_options(rerun, where, "instead")
     rerun.set_defaults(handler=_rerun)
 
     prune = commands.add_parser("prune", help="drop stored runs of cells no experiment asks for "

@@ -11,8 +11,11 @@ from distributed import Client, LocalCluster
 
 from reprolib import cli
 from reprolib.experiments import (
+    OutputChange,
     catalogue,
+    collect_provenance,
     compute_on_cluster,
+    get_experiment,
     open_store,
     run_experiment,
 )
@@ -82,6 +85,29 @@ def test_a_killed_worker_loses_no_row_and_the_batch_completes(client, helpers, t
                                                            epsilon=1.0))
     assert marker.exists() and failures == []
     _same_as_serial(["prelim-conversions"], "smoke", tmp_path / "cluster", tmp_path / "serial")
+
+
+def test_outdated_rows_are_rerun_on_the_cluster_in_their_place(client, history, monkeypatch,
+                                                                tmp_path):
+    from reprolib.experiments import _staleness
+
+    repository, (before, change, _) = history
+    monkeypatch.setattr(_staleness, "repo_root", lambda: repository)
+    experiment = get_experiment("prelim-conversions")
+    cells = experiment.cells("smoke", experiment.settings_at("smoke"))
+    store = open_store("prelim-conversions", "smoke", tmp_path / "results")
+    for index, cell in enumerate(cells):  # the first one outdated, every one's metrics wrong
+        store.append(cell, scale="smoke", metrics={"wrong": 1.0}, wall_time_s=0.0,
+                     provenance={**collect_provenance("old"),
+                                 "git_revision": before if index == 0 else change})
+    changes = (OutputChange(change, (cells[0].mechanism,), "a fix"),)
+    assert compute_on_cluster(client, ["prelim-conversions"], "smoke", device="cpu",
+                              progress=False, results_root=tmp_path / "results",
+                              outdated=changes) == []
+    frame = open_store("prelim-conversions", "smoke", tmp_path / "results").frame()
+    assert frame["key"].tolist() == [cell.key for cell in cells]
+    assert (frame["device"] == "old").tolist() == [False] + [True] * (len(cells) - 1)
+    assert store.get(cells[0]) == experiment.compute_on(cells[0], "cpu")
 
 
 def test_the_batch_command_computes_on_workers_then_renders(scratch_dirs):

@@ -1,5 +1,3 @@
-import subprocess
-
 import pandas as pd
 import pytest
 
@@ -11,22 +9,6 @@ from reprolib.experiments._staleness import (
     rows_to_rerun,
 )
 from reprolib.mechanisms._registry import REGISTRATIONS
-
-
-def _commit(repository, message: str) -> str:
-    def git(*arguments: str) -> str:
-        return subprocess.run(["git", *arguments], cwd=repository, check=True, text=True,
-                              capture_output=True).stdout.strip()
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
-        "-m", message)
-    return git("rev-parse", "HEAD")
-
-
-@pytest.fixture
-def history(tmp_path):
-    """A repository with three commits: before, change, after."""
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    return tmp_path, [_commit(tmp_path, name) for name in ("before", "change", "after")]
 
 
 def test_rows_before_a_change_of_their_mechanism_are_due_to_rerun(history) -> None:
@@ -116,3 +98,15 @@ def test_the_rerun_command_says_what_it_did(monkeypatch, capsys) -> None:
     assert said == [("rappp-fig8 [small]: re-ran 3 cell(s) whose rows predated a change of code "
                     "that can move them"),
                     "rappp-fig8 [small]: every stored row is current; nothing to re-run"]
+
+
+def test_the_rerun_command_reruns_on_a_cluster_when_asked(monkeypatch) -> None:
+    from reprolib import cli
+
+    asked = []
+    monkeypatch.setattr(cli, "_on_cluster", lambda args, artifacts, outdated=(): asked.append(
+        (args.workers, artifacts, outdated)) or 0)
+    assert cli.main(["rerun", "rappp-fig8", "--workers", "4"]) == 0
+    assert asked == [(4, ["rappp-fig8"], OUTPUT_CHANGES)]
+    with pytest.raises(SystemExit):  # one place to run: here (--cells) or a cluster
+        cli.main(["rerun", "rappp-fig8", "--workers", "4", "--cells", "2"])

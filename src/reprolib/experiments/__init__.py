@@ -53,6 +53,7 @@ from reprolib.experiments._speed import (
     recorded_speed,
     without_paper_setting_time,
 )
+from reprolib.experiments._staleness import OUTPUT_CHANGES, OutputChange
 from reprolib.experiments._store import Cell, ResultsStore, StoreError
 
 
@@ -75,6 +76,7 @@ __all__ = [
     "BASES",
     "COMPANION",
     "FAILING",
+    "OUTPUT_CHANGES",
     "PAPER_SETTING_COLUMNS",
     "SCALES",
     "SCALE_MEANING",
@@ -92,6 +94,7 @@ __all__ = [
     "Experiment",
     "MissingResults",
     "Outcome",
+    "OutputChange",
     "PaperSpec",
     "ResultsStore",
     "Scale",

@@ -33,7 +33,8 @@ from reprolib.experiments._experiment import (
 from reprolib.experiments._grid import release_compiled_code
 from reprolib.experiments._provenance import collect_provenance
 from reprolib.experiments._scales import Scale, check_scale
-from reprolib.experiments._store import Cell
+from reprolib.experiments._staleness import OutputChange, rows_to_rerun
+from reprolib.experiments._store import Cell, ResultsStore
 
 Remote = Callable[[Mapping[str, Any], str], tuple[dict[str, object], float, dict[str, object]]]
 
@@ -59,10 +60,15 @@ def compute_cell(fields: Mapping[str, Any], device: str
 
 def compute_on_cluster(client: Any, artifacts: Sequence[str], scale: str, *,
                        device: str = "auto", progress: bool = True,
-                       results_root: Path | None = None, remote: Remote = compute_cell
-                       ) -> list[str]:
+                       results_root: Path | None = None, remote: Remote = compute_cell,
+                       outdated: Sequence[OutputChange] = ()) -> list[str]:
     """Compute on ``client``'s cluster every stored-missing cell of the artifacts' experiments at
     ``scale``, writing each row as it arrives. Returns one line per failed cell (empty: all ran).
+
+    With ``outdated`` (changes of code, e.g. :data:`~reprolib.experiments._staleness.OUTPUT_CHANGES`)
+    it re-runs instead the stored cells whose rows predate one of them
+    (:func:`~reprolib.experiments._staleness.rows_to_rerun`), each new row taking the old one's
+    place.
     """
     from distributed import as_completed
 
@@ -76,11 +82,15 @@ def compute_on_cluster(client: Any, artifacts: Sequence[str], scale: str, *,
             if not ready:  # their sources are stored and still they cannot list their cells
                 failures += [f"{a}: its cells depend on runs that are not stored" for a in later]
                 break
-            futures = {}
+            futures: dict[Any, Cell] = {}
+            submitted: set[str] = set()
             for artifact, cells in ready.items():
                 store = open_store(artifact, scale, results_root)
+                wanted = _outdated_keys(store, outdated) if outdated else None
                 for cell in cells:
-                    if not store.has(cell) and cell.key not in futures:
+                    due = not store.has(cell) if wanted is None else cell.key in wanted
+                    if due and cell.key not in submitted:
+                        submitted.add(cell.key)
                         # a fresh key per submission: a resubmitted cell must not meet the
                         # scheduler's record of its earlier, failed task
                         key = f"{artifact}-{cell.key[:12]}-{uuid.uuid4().hex[:8]}"
@@ -100,6 +110,11 @@ def compute_on_cluster(client: Any, artifacts: Sequence[str], scale: str, *,
                 bar.update(1)
             waiting = later
     return failures
+
+
+def _outdated_keys(store: ResultsStore, changes: Sequence[OutputChange]) -> set[str]:
+    rows = store.frame()
+    return set(rows.loc[rows_to_rerun(rows, changes) != "", "key"])
 
 
 def _list_cells(artifacts: Sequence[str], scale: Scale) -> tuple[dict[str, list[Cell]], list[str]]:
