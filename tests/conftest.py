@@ -1,7 +1,9 @@
 """Shared fixtures: scratch results and generated-notebook folders, so tests never touch the repo's,
-the SDNist data folder, a small real mixed-type table, and a way to falsify a results store."""
+the SDNist data folder, a small real mixed-type table, a way to falsify a results store, and a
+small git history."""
 
 import json
+import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -94,3 +96,22 @@ def metrics_changed():
         return rewrite
 
     return changed
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A git repository (its folder) with three empty commits: before, change, after."""
+    repository = tmp_path / "repository"
+    repository.mkdir()
+
+    def git(*arguments: str) -> str:
+        return subprocess.run(["git", *arguments], cwd=repository, check=True, text=True,
+                              capture_output=True).stdout.strip()
+
+    git("init", "-q")
+    commits = []
+    for message in ("before", "change", "after"):
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+            "-m", message)
+        commits.append(git("rev-parse", "HEAD"))
+    return repository, commits

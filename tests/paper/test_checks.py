@@ -9,6 +9,7 @@ import pytest
 from reprolib._device import describe_device
 from reprolib._paths import repo_root
 from reprolib.experiments import (
+    OutputChange,
     checks_of,
     evaluate_checks,
     regression_check,
@@ -126,3 +127,27 @@ def test_rows_of_this_cpu_stay_bit_for_bit_beside_rows_of_another(tampered):
     assert mixed.status == "fail", mixed.observed  # 1e-3 on a row of this CPU: above 1e-9
     assert "on the rows this CPU recorded" in mixed.observed
     assert mixed.expected == "same cells, rel. diff <= 1e-09 (this CPU's rows), <= 0.01 (across CPUs)"
+
+
+def test_rows_recorded_before_a_registered_change_fail_the_regression_check(
+        recorded, history, monkeypatch):
+    from reprolib.experiments import _staleness
+
+    repository, (before, change, _) = history
+    monkeypatch.setattr(_staleness, "repo_root", lambda: repository)
+    check = regression_check("prelim-conversions", ["rho"], rtol=1e-9, data="closed forms",
+                             changes=(OutputChange(change, ("cks",), "a fix"),))
+    [(_, unplaced)] = evaluate_checks([check], recorded)  # this checkout's revision: not there
+    assert unplaced.status == "pass", unplaced.observed
+
+    path = recorded / "preliminaries" / "prelim-conversions" / "smoke.parquet"
+    table = pq.read_table(path)
+    frame = table.to_pandas()
+    frame.loc[frame["mechanism"] == "cks", "git_revision"] = before
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(
+        table.schema.metadata), path)
+    [(_, outdated)] = evaluate_checks([check], recorded)
+    count = int((frame["mechanism"] == "cks").sum())
+    assert outdated.status == "fail"
+    assert (f"0 unmatched, {count} smoke rows recorded before a registered change of their "
+            "mechanism (reprolib rerun prelim-conversions --scale smoke)") in outdated.observed

@@ -31,6 +31,7 @@ import pandas as pd
 from reprolib._device import describe_device
 from reprolib.experiments._catalogue import catalogue
 from reprolib.experiments._experiment import open_store, run_experiment
+from reprolib.experiments._staleness import OUTPUT_CHANGES, UNPLACED, OutputChange, rows_to_rerun
 
 Kind = Literal["exact", "band", "claim", "regression"]
 Status = Literal["pass", "fail", "missing", "not-applicable", "deviation"]
@@ -125,7 +126,8 @@ class Check:
 
 def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 1e-6,
                      cross_cpu_rtol: float | None = None, data: str,
-                     small_spots: Mapping[str, object] | None = None) -> Check:
+                     small_spots: Mapping[str, object] | None = None,
+                     changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> Check:
     """Recompute the smoke grid in a scratch store on the CPU and compare ``metrics`` with the
     recorded rows; with ``small_spots`` (the overrides of a few cheap cells of the ``small``
     grid, e.g. one dataset, mechanism, trial and two epsilons) recompute those cells too and
@@ -137,6 +139,11 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
     (:func:`~reprolib._device.describe_cpu`). Where every recorded row names this CPU the
     comparison is at ``rtol``; otherwise (another CPU, or rows from before CPUs were named) at
     ``cross_cpu_rtol``, whose value each check justifies (``None``: ``rtol``, for closed forms).
+
+    A compared row whose revision predates one of ``changes`` of its mechanism fails the check
+    on every CPU (:func:`~reprolib.experiments._staleness.rows_to_rerun`; a revision git cannot
+    place does not): such a change is registered because it moves runs, and on another kind of
+    CPU the tolerance might hide the move.
     """
     tolerance_elsewhere = rtol if cross_cpu_rtol is None else cross_cpu_rtol
 
@@ -144,6 +151,7 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
         here = describe_device("cpu")
         grids = [("smoke", None)] + ([("small", small_spots)] if small_spots else [])
         compared, unmatched, elsewhere, recorded_here = 0, 0, set(), False
+        outdated: dict[str, int] = {}  # by scale: compared rows that predate a change
         worst = {True: 0.0, False: 0.0}  # by whether this kind of CPU recorded the row
         for scale, overrides in grids:
             recorded = context.results(artifact_id, scale)
@@ -154,6 +162,9 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
             merged = recorded.merge(fresh, on="key", how="outer" if overrides is None else "right",
                                     suffixes=("_rec", "_new"), indicator=True)
             both = merged[merged["_merge"] == "both"]
+            marks = rows_to_rerun(recorded[recorded["key"].isin(both["key"])], changes)
+            if due := int((~marks.isin(["", UNPLACED])).sum()):
+                outdated[scale] = due
             compared += len(fresh)
             unmatched += len(merged) - len(both)
             same_cpu = (both["device_rec"] == here).to_numpy()
@@ -166,8 +177,12 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
                 for mine in (True, False):
                     if (same_cpu == mine).any():
                         worst[mine] = max(worst[mine], float(np.nanmax(relative[same_cpu == mine])))
-        ok = unmatched == 0 and worst[True] <= rtol and worst[False] <= tolerance_elsewhere
+        ok = (unmatched == 0 and not outdated and worst[True] <= rtol
+              and worst[False] <= tolerance_elsewhere)
         counted = f"{compared} cells recomputed, {unmatched} unmatched"
+        for scale, count in outdated.items():
+            counted += (f", {count} {scale} rows recorded before a registered change of their "
+                        f"mechanism (reprolib rerun {artifact_id} --scale {scale})")
         others = f"recorded on {', '.join(sorted(elsewhere))}, recomputed on {here}"
         if not elsewhere:
             observed = f"{counted}, max rel. diff {worst[True]:.2e} (on the recording CPU)"
