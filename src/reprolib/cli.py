@@ -220,6 +220,12 @@ def _audit(args: argparse.Namespace) -> int:
 def _rerun(args: argparse.Namespace) -> int:
     from reprolib.experiments import OUTPUT_CHANGES, rerun_outdated
 
+    if args.dry_run:
+        return _rerun_dry_run(args)
+    if args.artifact is None:
+        print("error: name the artifact to re-run (or pass --dry-run to list them all)",
+              file=sys.stderr)
+        return 2
     get_artifact(args.artifact)
     if args.workers or args.scheduler or args.jobqueue:
         return _on_cluster(args, [args.artifact], outdated=OUTPUT_CHANGES)
@@ -228,6 +234,28 @@ def _rerun(args: argparse.Namespace) -> int:
     print(f"{args.artifact} [{args.scale}]: re-ran {count} cell(s) whose rows predated a change "
           f"of code that can move them" if count else
           f"{args.artifact} [{args.scale}]: every stored row is current; nothing to re-run")
+    return 0
+
+
+def _rerun_dry_run(args: argparse.Namespace) -> int:
+    """List, per store, the rows a re-run would replace; compute nothing."""
+    from reprolib.experiments import outdated_rows, store_path
+
+    readers: dict[Path, list[str]] = {}  # several artifacts may read one store
+    for artifact in [get_artifact(args.artifact)] if args.artifact else artifacts_of():
+        readers.setdefault(store_path(artifact.id, args.scale), []).append(artifact.id)
+    rows = [["artifacts", "rows", "mechanisms", "predate", "hours as recorded"]]
+    for path, ids in readers.items():
+        outdated = outdated_rows(ids[0], args.scale) if path.is_file() else None
+        if outdated is not None and len(outdated):
+            rows.append([", ".join(ids), str(len(outdated)),
+                         ", ".join(sorted(set(outdated["mechanism"]))),
+                         ", ".join(sorted(set(outdated["change"]))),
+                         f"{outdated['wall_time_s'].sum() / 3600:.2f}"])
+    if len(rows) == 1:
+        print(f"every stored row at scale {args.scale} is current; nothing to re-run")
+    else:
+        _print_table(rows)
     return 0
 
 
@@ -374,7 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
     rerun = commands.add_parser("rerun", help="re-run the stored cells of a grid that predate a "
                                 "change of code that can move them (the pages' compute lines "
                                 "count them), replacing their rows")
-    rerun.add_argument("artifact", help="artifact id, e.g. rappp-fig8 (see `reprolib list`)")
+    rerun.add_argument("artifact", nargs="?",
+                       help="artifact id, e.g. rappp-fig8 (see `reprolib list`)")
+    rerun.add_argument("--dry-run", action="store_true",
+                       help="list the rows a re-run would replace (of every artifact when none "
+                            "is named), with the hours they took; run nothing")
     rerun.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
     rerun.add_argument("--device", choices=DEVICES, default="auto")
     where = rerun.add_mutually_exclusive_group()

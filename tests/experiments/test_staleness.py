@@ -110,3 +110,24 @@ def test_the_rerun_command_reruns_on_a_cluster_when_asked(monkeypatch) -> None:
     assert asked == [(4, ["rappp-fig8"], OUTPUT_CHANGES)]
     with pytest.raises(SystemExit):  # one place to run: here (--cells) or a cluster
         cli.main(["rerun", "rappp-fig8", "--workers", "4", "--cells", "2"])
+
+
+def test_the_dry_run_lists_each_stores_outdated_rows_and_their_hours(scratch_dirs,
+                                                                    capsys) -> None:
+    from reprolib import cli
+    from reprolib.experiments import Cell, collect_provenance, open_store
+
+    assert cli.main(["rerun", "--dry-run"]) == 0
+    assert capsys.readouterr().out == "every stored row at scale small is current; nothing to re-run\n"
+    store = open_store("rappp-fig8", "small")  # a store several artifacts read
+    for seed, mechanism in enumerate(["RAP", "RAP", "PGM"]):  # PGM: no change registered
+        store.append(Cell(artifact="rappp-fig8", mechanism=mechanism, dataset="d", epsilon=1.0,
+                          delta=None, seed=seed, params={}), scale="small", metrics={},
+                     wall_time_s=1800.0, provenance={**collect_provenance("cpu"),
+                                                     "git_revision": "unknown"})
+    assert cli.main(["rerun", "--dry-run"]) == 0
+    table = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert table == [
+        ["artifacts", "rows", "mechanisms", "predate", "hours", "as", "recorded"],
+        ["rappp-fig2,", "rappp-fig4,", "rappp-fig7,", "rappp-fig8", "2", "RAP", "revision", "not",
+         "in", "this", "checkout", "1.00"]]

@@ -28,13 +28,14 @@ from reprolib.experiments._experiment import (
     CellsNotStored,
     get_experiment,
     open_store,
+    outdated_rows,
     stored_only,
 )
 from reprolib.experiments._grid import release_compiled_code
 from reprolib.experiments._provenance import collect_provenance
 from reprolib.experiments._scales import Scale, check_scale
-from reprolib.experiments._staleness import OutputChange, rows_to_rerun
-from reprolib.experiments._store import Cell, ResultsStore
+from reprolib.experiments._staleness import OutputChange
+from reprolib.experiments._store import Cell
 
 Remote = Callable[[Mapping[str, Any], str], tuple[dict[str, object], float, dict[str, object]]]
 
@@ -86,7 +87,8 @@ def compute_on_cluster(client: Any, artifacts: Sequence[str], scale: str, *,
             submitted: set[str] = set()
             for artifact, cells in ready.items():
                 store = open_store(artifact, scale, results_root)
-                wanted = _outdated_keys(store, outdated) if outdated else None
+                wanted = (set(outdated_rows(artifact, scale, results_root, outdated)["key"])
+                          if outdated else None)
                 for cell in cells:
                     due = not store.has(cell) if wanted is None else cell.key in wanted
                     if due and cell.key not in submitted:
@@ -110,11 +112,6 @@ def compute_on_cluster(client: Any, artifacts: Sequence[str], scale: str, *,
                 bar.update(1)
             waiting = later
     return failures
-
-
-def _outdated_keys(store: ResultsStore, changes: Sequence[OutputChange]) -> set[str]:
-    rows = store.frame()
-    return set(rows.loc[rows_to_rerun(rows, changes) != "", "key"])
 
 
 def _list_cells(artifacts: Sequence[str], scale: Scale) -> tuple[dict[str, list[Cell]], list[str]]:

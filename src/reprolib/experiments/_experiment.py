@@ -202,12 +202,22 @@ def prune_stores(scale: str, root: Path | None = None) -> tuple[dict[Path, int],
     return dropped, skipped
 
 
+def outdated_rows(artifact_id: str, scale: str, results_root: Path | None = None,
+                  changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> pd.DataFrame:
+    """The stored rows of an artifact that predate a change of code that can move them, or whose
+    revision git cannot place (:func:`~reprolib.experiments._staleness.rows_to_rerun`), with
+    that mark in a ``change`` column.
+    """
+    rows = open_store(artifact_id, check_scale(scale), results_root).frame()
+    marks = rows_to_rerun(rows, changes)
+    return rows[marks != ""].assign(change=marks[marks != ""])
+
+
 def rerun_outdated(artifact_id: str, *, scale: str, device: str = "auto", progress: bool = True,
                    results_root: Path | None = None, limit: int | None = None,
                    changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> int:
-    """Re-run the cells of an artifact's grid whose stored rows predate a change of code that
-    can move them (:func:`~reprolib.experiments._staleness.rows_to_rerun`), or whose revision
-    git cannot place, and put the new rows in their place; return how many were re-run.
+    """Re-run the cells of an artifact's grid whose rows :func:`outdated_rows` lists and put the
+    new rows in their place; return how many were re-run.
 
     Cells run in the grid's order, at most ``limit`` of them, each in a scratch store that
     replaces its stored row as soon as it finishes, so an interrupted re-run keeps what it did.
@@ -217,8 +227,7 @@ def rerun_outdated(artifact_id: str, *, scale: str, device: str = "auto", progre
     scale = check_scale(scale)
     experiment = get_experiment(artifact_id)
     store = open_store(artifact_id, scale, results_root)
-    rows = store.frame()
-    outdated = set(rows.loc[rows_to_rerun(rows, changes) != "", "key"])
+    outdated = set(outdated_rows(artifact_id, scale, results_root, changes)["key"])
     cells = [cell for cell in experiment.cells(scale, experiment.settings_at(scale))
              if cell.key in outdated][:limit]
     resolved = resolve_device(device)
