@@ -417,5 +417,8 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _later(row: dict[str, Any], than: dict[str, Any]) -> bool:
-    """Whether ``row`` was recorded after ``than`` (by their UTC ``created_at`` stamps)."""
-    return bool(pd.Timestamp(str(row["created_at"])) > pd.Timestamp(str(than["created_at"])))
+    """Whether ``row`` was recorded after ``than`` (by their ``created_at`` stamps; one without
+    a time zone is read as UTC, as :func:`~reprolib.experiments.collect_provenance` writes them).
+    """
+    mine, theirs = pd.to_datetime([str(row["created_at"]), str(than["created_at"])], utc=True)
+    return bool(mine > theirs)
