@@ -325,6 +325,10 @@ def test_merge_with_replace_puts_the_others_rows_in_place_of_this_stores(tmp_pat
     stale.append(second, scale="small", metrics={"m": 0.0}, wall_time_s=1.0, provenance=older)
     assert here.merge(stale, replace=True) == 0  # an older run never replaces a newer one
     assert ResultsStore(here.path).get(second) == {"m": 2.0}
+    naive = ResultsStore(tmp_path / "e.parquet")  # a stamp without a zone is read as UTC
+    naive.append(second, scale="small", metrics={"m": 3.0}, wall_time_s=1.0,
+                 provenance={**older, "created_at": "2999-01-01T00:00:00"})
+    assert here.merge(naive, replace=True) == 1
 
 
 def test_merge_refuses_another_scale(tmp_path):

@@ -420,5 +420,7 @@ def _later(row: dict[str, Any], than: dict[str, Any]) -> bool:
     """Whether ``row`` was recorded after ``than`` (by their ``created_at`` stamps; one without
     a time zone is read as UTC, as :func:`~reprolib.experiments.collect_provenance` writes them).
     """
-    mine, theirs = pd.to_datetime([str(row["created_at"]), str(than["created_at"])], utc=True)
-    return bool(mine > theirs)
+    def stamp(of: dict[str, Any]) -> pd.Timestamp:
+        return pd.to_datetime(str(of["created_at"]), utc=True)
+
+    return bool(stamp(row) > stamp(than))
