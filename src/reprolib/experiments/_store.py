@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import datetime
 import functools
 import hashlib
 import json
@@ -420,7 +421,8 @@ def _later(row: dict[str, Any], than: dict[str, Any]) -> bool:
     """Whether ``row`` was recorded after ``than`` (by their ``created_at`` stamps; one without
     a time zone is read as UTC, as :func:`~reprolib.experiments.collect_provenance` writes them).
     """
-    def stamp(of: dict[str, Any]) -> pd.Timestamp:
-        return pd.to_datetime(str(of["created_at"]), utc=True)
+    def stamp(of: dict[str, Any]) -> datetime.datetime:
+        moment = datetime.datetime.fromisoformat(str(of["created_at"]))
+        return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
-    return bool(stamp(row) > stamp(than))
+    return stamp(row) > stamp(than)
