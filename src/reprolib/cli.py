@@ -220,24 +220,29 @@ def _audit(args: argparse.Namespace) -> int:
 def _rerun(args: argparse.Namespace) -> int:
     from reprolib.experiments import OUTPUT_CHANGES, rerun_outdated
 
+    changes = [c for c in OUTPUT_CHANGES if args.change is None or c.commit.startswith(args.change)]
+    if not changes:
+        print(f"error: no registered change of code starts with {args.change}; they are "
+              f"{', '.join(c.short for c in OUTPUT_CHANGES)}", file=sys.stderr)
+        return 2
     if args.dry_run:
-        return _rerun_dry_run(args)
+        return _rerun_dry_run(args, changes)
     if args.artifact is None:
         print("error: name the artifact to re-run (or pass --dry-run to list them all)",
               file=sys.stderr)
         return 2
     get_artifact(args.artifact)
     if args.workers or args.scheduler or args.jobqueue:
-        return _on_cluster(args, [args.artifact], outdated=OUTPUT_CHANGES)
+        return _on_cluster(args, [args.artifact], outdated=changes)
     count = rerun_outdated(args.artifact, scale=args.scale, device=args.device, progress=True,
-                           limit=args.cells)
+                           limit=args.cells, changes=changes)
     print(f"{args.artifact} [{args.scale}]: re-ran {count} cell(s) whose rows predated a change "
           f"of code that can move them" if count else
           f"{args.artifact} [{args.scale}]: every stored row is current; nothing to re-run")
     return 0
 
 
-def _rerun_dry_run(args: argparse.Namespace) -> int:
+def _rerun_dry_run(args: argparse.Namespace, changes: Sequence[OutputChange]) -> int:
     """List, per store, the rows a re-run would replace; compute nothing."""
     from reprolib.experiments import outdated_rows, store_path
 
@@ -246,7 +251,7 @@ def _rerun_dry_run(args: argparse.Namespace) -> int:
         readers.setdefault(store_path(artifact.id, args.scale), []).append(artifact.id)
     rows = [["artifacts", "rows", "mechanisms", "predate", "hours as recorded"]]
     for path, ids in readers.items():
-        outdated = outdated_rows(ids[0], args.scale) if path.is_file() else None
+        outdated = outdated_rows(ids[0], args.scale, changes=changes) if path.is_file() else None
         if outdated is not None and len(outdated):
             rows.append([", ".join(ids), str(len(outdated)),
                          ", ".join(sorted(set(outdated["mechanism"]))),
@@ -407,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     rerun.add_argument("--dry-run", action="store_true",
                        help="list the rows a re-run would replace (of every artifact when none "
                             "is named), with the hours they took; run nothing")
+    rerun.add_argument("--change", metavar="COMMIT",
+                       help="only the rows that predate this registered change (a commit's "
+                            "first characters; default: every change)")
     rerun.add_argument("--scale", choices=SCALES, default=DEFAULT_SCALE)
     rerun.add_argument("--device", choices=DEVICES, default="auto")
     where = rerun.add_mutually_exclusive_group()

@@ -107,7 +107,11 @@ def test_the_rerun_command_reruns_on_a_cluster_when_asked(monkeypatch) -> None:
     monkeypatch.setattr(cli, "_on_cluster", lambda args, artifacts, outdated=(): asked.append(
         (args.workers, artifacts, outdated)) or 0)
     assert cli.main(["rerun", "rappp-fig8", "--workers", "4"]) == 0
-    assert asked == [(4, ["rappp-fig8"], OUTPUT_CHANGES)]
+    assert asked == [(4, ["rappp-fig8"], list(OUTPUT_CHANGES))]
+    last = OUTPUT_CHANGES[-1]
+    assert cli.main(["rerun", "rappp-fig8", "--workers", "4", "--change", last.short]) == 0
+    assert asked[-1] == (4, ["rappp-fig8"], [last])
+    assert cli.main(["rerun", "rappp-fig8", "--change", "not-a-commit"]) == 2
     with pytest.raises(SystemExit):  # one place to run: here (--cells) or a cluster
         cli.main(["rerun", "rappp-fig8", "--workers", "4", "--cells", "2"])
 
