@@ -3,6 +3,7 @@ the SDNist data folder, a small real mixed-type table, a way to falsify a result
 small git history."""
 
 import json
+import os
 import subprocess
 
 import pyarrow as pa
@@ -104,14 +105,16 @@ def history(tmp_path):
     repository = tmp_path / "repository"
     repository.mkdir()
 
+    alone = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+
     def git(*arguments: str) -> str:
         return subprocess.run(["git", *arguments], cwd=repository, check=True, text=True,
-                              capture_output=True).stdout.strip()
+                              capture_output=True, env=alone).stdout.strip()
 
     git("init", "-q")
     commits = []
     for message in ("before", "change", "after"):
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
-            "-m", message)
+        git("-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+            "-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", message)
         commits.append(git("rev-parse", "HEAD"))
     return repository, commits

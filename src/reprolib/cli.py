@@ -218,7 +218,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reprolib.experiments import OUTPUT_CHANGES, rerun_outdated
+    from reprolib.experiments import OUTPUT_CHANGES, outdated_rows, rerun_outdated
 
     changes = [c for c in OUTPUT_CHANGES if args.change is None or c.commit.startswith(args.change)]
     if not changes:
@@ -236,9 +236,13 @@ def _rerun(args: argparse.Namespace) -> int:
         return _on_cluster(args, [args.artifact], outdated=changes)
     count = rerun_outdated(args.artifact, scale=args.scale, device=args.device, progress=True,
                            limit=args.cells, changes=changes)
-    print(f"{args.artifact} [{args.scale}]: re-ran {count} cell(s) whose rows predated a change "
-          f"of code that can move them" if count else
-          f"{args.artifact} [{args.scale}]: every stored row is current; nothing to re-run")
+    left = len(outdated_rows(args.artifact, args.scale, changes=changes))
+    said = [f"re-ran {count} cell(s) whose rows predated a change of code that can move them"
+            if count else "nothing re-run"]
+    if left:
+        said.append(f"{left} such row(s) left (beyond --cells, or of cells outside the default "
+                    f"grid: see --dry-run)")
+    print(f"{args.artifact} [{args.scale}]: {'; '.join(said)}")
     return 0
 
 
@@ -251,7 +255,8 @@ def _rerun_dry_run(args: argparse.Namespace, changes: Sequence[OutputChange]) ->
         readers.setdefault(store_path(artifact.id, args.scale), []).append(artifact.id)
     rows = [["artifacts", "rows", "mechanisms", "predate", "hours as recorded"]]
     for path, ids in readers.items():
-        outdated = outdated_rows(ids[0], args.scale, changes=changes) if path.is_file() else None
+        outdated = (outdated_rows(ids[0], args.scale, changes=changes, unplaced=True)
+                    if path.is_file() else None)
         if outdated is not None and len(outdated):
             rows.append([", ".join(ids), str(len(outdated)),
                          ", ".join(sorted(set(outdated["mechanism"]))),

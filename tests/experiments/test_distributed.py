@@ -100,7 +100,7 @@ def test_outdated_rows_are_rerun_on_the_cluster_in_their_place(client, history, 
         store.append(cell, scale="smoke", metrics={"wrong": 1.0}, wall_time_s=0.0,
                      provenance={**collect_provenance("old"),
                                  "git_revision": before if index == 0 else change})
-    changes = (OutputChange(change, (cells[0].mechanism,), "a fix"),)
+    changes = (OutputChange(change, "2000-01-01T00:00:00+00:00", (cells[0].mechanism,), "a fix"),)
     assert compute_on_cluster(client, ["prelim-conversions"], "smoke", device="cpu",
                               progress=False, results_root=tmp_path / "results",
                               outdated=changes) == []

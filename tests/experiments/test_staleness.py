@@ -10,19 +10,24 @@ from reprolib.experiments._staleness import (
 )
 from reprolib.mechanisms._registry import REGISTRATIONS
 
+COMMITTED = "2026-06-01T00:00:00+00:00"  # when the tests' change was committed
+EARLIER, LATER = "2026-05-31T23:59:59+00:00", "2026-06-01T00:00:01+00:00"
+
 
 def test_rows_before_a_change_of_their_mechanism_are_due_to_rerun(history) -> None:
     repository, (before, change, after) = history
-    changes = (OutputChange(change, ("RAP", "RAP++"), "a fix"),)
+    changes = (OutputChange(change, COMMITTED, ("RAP", "RAP++"), "a fix"),)
     rows = pd.DataFrame({
-        "mechanism": ["RAP", "RAP++", "RAP", "RAP", "AIM", "RAP", "RAP"],
+        "mechanism": ["RAP", "RAP++", "RAP", "RAP", "AIM", "RAP", "RAP", "RAP"],
         "git_revision": [before, before + "-dirty", change, after, before, "unknown",
-                         "0" * 40],
+                         "0" * 40, "unknown"],
+        "created_at": [LATER] * 7 + [EARLIER],  # git decides where it can place the revision
     })
     marks = rows_to_rerun(rows, changes, repository)
-    assert marks.tolist() == [change[:7], change[:7], "", "", "", UNPLACED, UNPLACED]
+    short = change[:7]
+    assert marks.tolist() == [short, short, "", "", "", UNPLACED, UNPLACED, short]
     assert rerun_summary(rows, changes, repository) == (
-        f"; 2 of them (RAP, RAP++) predate {change[:7]} (a fix), which can move such runs, so "
+        f"; 3 of them (RAP, RAP++) predate {short} (a fix), which can move such runs, so "
         "they are due to be re-run; 2 (RAP) were recorded at revisions this checkout cannot "
         "place, so whether they predate such a change is unknown")
     current = rows.iloc[2:5]
@@ -31,9 +36,29 @@ def test_rows_before_a_change_of_their_mechanism_are_due_to_rerun(history) -> No
 
 def test_a_row_is_marked_with_the_last_change_it_predates(history) -> None:
     repository, (before, change, after) = history
-    changes = (OutputChange(before, ("GEM",), "first"), OutputChange(after, ("GEM",), "second"))
-    rows = pd.DataFrame({"mechanism": ["GEM", "GEM"], "git_revision": [before, change]})
-    assert rows_to_rerun(rows, changes, repository).tolist() == [after[:7], after[:7]]
+    changes = (OutputChange(change, COMMITTED, ("GEM",), "first"),
+               OutputChange(after, COMMITTED, ("GEM",), "second"))
+    rows = pd.DataFrame({"mechanism": ["GEM", "GEM", "GEM"],
+                         "git_revision": [before, change, "unknown"],
+                         "created_at": [LATER, LATER, LATER]})
+    assert rows_to_rerun(rows, changes, repository).tolist() == [after[:7], after[:7], UNPLACED]
+    missing = OutputChange("0" * 40, EARLIER, ("GEM",), "a commit this checkout lacks")
+    assert rows_to_rerun(rows, changes[:1] + (missing,), repository).tolist() == [
+        change[:7], UNPLACED, UNPLACED]  # what is known to predate stays marked so
+
+
+def test_a_shallow_clone_judges_by_the_time_a_row_was_recorded(history, tmp_path) -> None:
+    import subprocess
+
+    repository, (before, change, after) = history
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repository}", str(shallow)],
+                   check=True, capture_output=True)
+    changes = (OutputChange(change, COMMITTED, ("RAP",), "a fix"),)
+    rows = pd.DataFrame({"mechanism": ["RAP", "RAP", "RAP"], "git_revision": [before, after, after],
+                         "created_at": [EARLIER, LATER, EARLIER]})
+    assert rows_to_rerun(rows, changes, shallow).tolist() == [change[:7], UNPLACED, change[:7]]
+    assert rows_to_rerun(rows, changes, repository).tolist() == [change[:7], "", ""]
 
 
 def test_frames_without_mechanisms_or_revisions_have_nothing_to_rerun() -> None:
@@ -47,6 +72,7 @@ def test_registered_changes_name_full_commits_and_registered_mechanisms() -> Non
     for change in OUTPUT_CHANGES:
         assert len(change.commit) == 40 and int(change.commit, 16) >= 0
         assert set(change.mechanisms) <= names, change
+        assert pd.Timestamp(change.committed).tzinfo is not None
 
 
 def test_rerun_replaces_the_outdated_rows_in_place_and_keeps_the_current_ones(
@@ -71,7 +97,8 @@ def test_rerun_replaces_the_outdated_rows_in_place_and_keeps_the_current_ones(
         store.append(cell, scale="smoke", metrics={"wrong": 1.0}, wall_time_s=0.0,
                      provenance={**collect_provenance("old"),
                                  "git_revision": before if index < 2 else change})
-    changes = (OutputChange(change, tuple({cell.mechanism for cell in cells}), "a fix"),)
+    changes = (OutputChange(change, COMMITTED, tuple({cell.mechanism for cell in cells}),
+                            "a fix"),)
     rerun = {"scale": "smoke", "device": "cpu", "progress": False,
              "results_root": tmp_path / "results", "changes": changes}
     assert rerun_outdated(artifact, limit=1, **rerun) == 1
@@ -85,19 +112,26 @@ def test_rerun_replaces_the_outdated_rows_in_place_and_keeps_the_current_ones(
     assert open_store(artifact, "smoke", tmp_path / "results").get(cells[0]) == fresh
 
 
-def test_the_rerun_command_says_what_it_did(monkeypatch, capsys) -> None:
+def test_the_rerun_command_says_what_it_did(monkeypatch, capsys, scratch_dirs) -> None:
     import reprolib.experiments
     from reprolib import cli
+    from reprolib.experiments import Cell, collect_provenance, open_store
 
     counts = iter([3, 0])
     monkeypatch.setattr(reprolib.experiments, "rerun_outdated",
                         lambda artifact, **options: next(counts))
     assert cli.main(["rerun", "rappp-fig8", "--cells", "3", "--device", "cpu"]) == 0
+    open_store("rappp-fig8", "small").append(  # recorded before the last change: outdated
+        Cell(artifact="rappp-fig8", mechanism=OUTPUT_CHANGES[-1].mechanisms[0], dataset="d",
+             epsilon=1.0, delta=None, seed=0, params={}), scale="small", metrics={},
+        wall_time_s=1.0, provenance={**collect_provenance("cpu"), "git_revision": "unknown",
+                                     "created_at": "2000-01-01T00:00:00+00:00"})
     assert cli.main(["rerun", "rappp-fig8"]) == 0
     said = capsys.readouterr().out.splitlines()
     assert said == [("rappp-fig8 [small]: re-ran 3 cell(s) whose rows predated a change of code "
-                    "that can move them"),
-                    "rappp-fig8 [small]: every stored row is current; nothing to re-run"]
+                     "that can move them"),
+                    ("rappp-fig8 [small]: nothing re-run; 1 such row(s) left (beyond --cells, or "
+                     "of cells outside the default grid: see --dry-run)")]
 
 
 def test_the_rerun_command_reruns_on_a_cluster_when_asked(monkeypatch) -> None:

@@ -311,9 +311,10 @@ def test_merge_with_replace_puts_the_others_rows_in_place_of_this_stores(tmp_pat
     first, second = make_cell(seed=0), make_cell(seed=1)
     for cell, value in ((first, 1.0), (second, 2.0)):
         here.append(cell, scale="small", metrics={"m": value}, wall_time_s=1.0,
-                    provenance=collect_provenance("cpu"))
+                    provenance={**collect_provenance("cpu"),
+                                "created_at": "2026-01-01T00:00:00+00:00"})
     there.append(first, scale="small", metrics={"m": 10.0}, wall_time_s=1.0,
-                 provenance=collect_provenance("gpu"))
+                 provenance={**collect_provenance("gpu"), "created_at": "2026-01-02T00:00:00+00:00"})
     assert here.merge(there, replace=True) == 1
     frame = ResultsStore(here.path).frame()
     assert frame["seed"].tolist() == [0, 1]  # the re-run keeps its row's place

@@ -136,7 +136,8 @@ def test_rows_recorded_before_a_registered_change_fail_the_regression_check(
     repository, (before, change, _) = history
     monkeypatch.setattr(_staleness, "repo_root", lambda: repository)
     check = regression_check("prelim-conversions", ["rho"], rtol=1e-9, data="closed forms",
-                             changes=(OutputChange(change, ("cks",), "a fix"),))
+                             changes=(OutputChange(change, "2000-01-01T00:00:00+00:00", ("cks",),
+                                                   "a fix"),))
     [(_, unplaced)] = evaluate_checks([check], recorded)  # this checkout's revision: not there
     assert unplaced.status == "pass", unplaced.observed
 

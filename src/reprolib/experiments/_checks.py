@@ -140,10 +140,10 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
     comparison is at ``rtol``; otherwise (another CPU, or rows from before CPUs were named) at
     ``cross_cpu_rtol``, whose value each check justifies (``None``: ``rtol``, for closed forms).
 
-    A compared row whose revision predates one of ``changes`` of its mechanism fails the check
-    on every CPU (:func:`~reprolib.experiments._staleness.rows_to_rerun`; a revision git cannot
-    place does not): such a change is registered because it moves runs, and on another kind of
-    CPU the tolerance might hide the move.
+    A compared row that predates one of ``changes`` of its mechanism fails the check on every
+    CPU (:func:`~reprolib.experiments._staleness.rows_to_rerun`, by its revision or, where git
+    cannot tell, by when it was recorded; a row placed by neither does not): such a change is
+    registered because it moves runs, and on another kind of CPU the tolerance might hide it.
     """
     tolerance_elsewhere = rtol if cross_cpu_rtol is None else cross_cpu_rtol
 

@@ -22,7 +22,7 @@ from reprolib._paths import results_dir
 from reprolib.experiments._catalogue import Catalogue, catalogue
 from reprolib.experiments._grid import run_grid
 from reprolib.experiments._scales import Scale, check_scale
-from reprolib.experiments._staleness import OUTPUT_CHANGES, OutputChange, rows_to_rerun
+from reprolib.experiments._staleness import OUTPUT_CHANGES, UNPLACED, OutputChange, rows_to_rerun
 from reprolib.experiments._store import Cell, ResultsStore
 
 
@@ -203,21 +203,24 @@ def prune_stores(scale: str, root: Path | None = None) -> tuple[dict[Path, int],
 
 
 def outdated_rows(artifact_id: str, scale: str, results_root: Path | None = None,
-                  changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> pd.DataFrame:
-    """The stored rows of an artifact that predate a change of code that can move them, or whose
-    revision git cannot place (:func:`~reprolib.experiments._staleness.rows_to_rerun`), with
-    that mark in a ``change`` column.
+                  changes: Sequence[OutputChange] = OUTPUT_CHANGES, *,
+                  unplaced: bool = False) -> pd.DataFrame:
+    """The stored rows of an artifact that predate a change of code that can move them (with
+    ``unplaced``, also those that cannot be placed against one), with the mark of
+    :func:`~reprolib.experiments._staleness.rows_to_rerun` in a ``change`` column.
     """
     rows = open_store(artifact_id, check_scale(scale), results_root).frame()
     marks = rows_to_rerun(rows, changes)
-    return rows[marks != ""].assign(change=marks[marks != ""])
+    kept = (marks != "") & (unplaced | (marks != UNPLACED))
+    return rows[kept].assign(change=marks[kept])
 
 
 def rerun_outdated(artifact_id: str, *, scale: str, device: str = "auto", progress: bool = True,
                    results_root: Path | None = None, limit: int | None = None,
                    changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> int:
     """Re-run the cells of an artifact's grid whose rows :func:`outdated_rows` lists and put the
-    new rows in their place; return how many were re-run.
+    new rows in their place; return how many were re-run (a stored row stamped later than its
+    re-run, e.g. by a clock ahead, stays and is not counted).
 
     Cells run in the grid's order, at most ``limit`` of them, each in a scratch store that
     replaces its stored row as soon as it finishes, so an interrupted re-run keeps what it did.
@@ -231,13 +234,14 @@ def rerun_outdated(artifact_id: str, *, scale: str, device: str = "auto", progre
     cells = [cell for cell in experiment.cells(scale, experiment.settings_at(scale))
              if cell.key in outdated][:limit]
     resolved = resolve_device(device)
+    replaced = 0
     for cell in cells:
         with tempfile.TemporaryDirectory() as scratch:
             fresh = ResultsStore(Path(scratch) / store.path.name)
             run_grid([cell], lambda job: experiment.compute_on(job, resolved), fresh,
                      scale=scale, device=describe_device(resolved), progress=progress)
-            store.merge(fresh, replace=True)
-    return len(cells)
+            replaced += store.merge(fresh, replace=True)
+    return replaced
 
 
 def artifact_status(paper: str | None = None, root: Path | None = None) -> pd.DataFrame:

@@ -27,11 +27,13 @@ class OutputChange:
 
     Attributes:
         commit: the commit's full hash.
+        committed: its commit time (ISO 8601): a row recorded before it cannot contain it.
         mechanisms: the mechanisms (as the stores name them) whose runs it moves.
         what: the change, in a few words.
     """
 
     commit: str
+    committed: str
     mechanisms: tuple[str, ...]
     what: str
 
@@ -43,10 +45,11 @@ class OutputChange:
 
 #: Every change that moved stored runs, oldest first; add one with each such commit.
 OUTPUT_CHANGES: tuple[OutputChange, ...] = (
-    OutputChange("2e01ef3c231cf45e4fc010db54ed72e49d4d6973", ("GEM",),
+    OutputChange("2e01ef3c231cf45e4fc010db54ed72e49d4d6973", "2026-12-06T01:31:19+00:00", ("GEM",),
                  "GEM's step differentiates through the kept cells only: same loss and "
                  "gradient, other float sums"),
-    OutputChange("406a8f084041b553c98a555c1a8e66d5927afffe", ("RAP", "RAP++"),
+    OutputChange("406a8f084041b553c98a555c1a8e66d5927afffe", "2026-12-06T05:52:56+00:00",
+                 ("RAP", "RAP++"),
                  "RAP and RAP++ read the data's answers as exact float64 counts over N"),
 )
 
@@ -56,28 +59,34 @@ UNPLACED = "revision not in this checkout"
 
 def rows_to_rerun(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPUT_CHANGES,
                   repository: Path | None = None) -> pd.Series:
-    """For each stored row, the short hash of the last change of its mechanism that its
-    ``git_revision`` predates, :data:`UNPLACED` where git cannot tell (a revision recorded
-    outside a checkout, or one this checkout lacks), else "" (the current code reproduces it).
+    """For each stored row, the short hash of the last change of its mechanism that it predates,
+    :data:`UNPLACED` where that cannot be told, else "" (the current code reproduces it).
 
-    A ``-dirty`` revision is judged by the commit it was on. ``repository`` (default: this
-    checkout) is where git looks the commits up.
+    A row predates a change when git says its ``git_revision`` does not contain the change's
+    commit. Where git cannot say (a revision recorded outside a checkout, ``unknown``; commits
+    this checkout lacks; a shallow clone, whose cut history can make a descendant look
+    unrelated), a row recorded (``created_at``) before the change was committed predates it, and
+    a later one is :data:`UNPLACED`. A ``-dirty`` revision is judged by the commit it was on.
+    ``repository`` (default: this checkout) is where git looks the commits up.
     """
     marks = pd.Series("", index=results.index, dtype=object)
     if results.empty or not {"mechanism", "git_revision"} <= set(results.columns):
         return marks
     where = repository or repo_root()
-    verdicts: dict[tuple[str, str], bool | None] = {}
+    usable = _git(["rev-parse", "--is-shallow-repository"], where) == "false"
+    revisions = results["git_revision"].astype(str)
+    created = (pd.to_datetime(results["created_at"], utc=True, format="ISO8601")
+               if "created_at" in results else pd.Series(pd.NaT, index=results.index))
     for change in changes:
         affected = results["mechanism"].isin(change.mechanisms)
-        for revision in results.loc[affected, "git_revision"].astype(str).unique():
-            key = (change.commit, revision)
-            if key not in verdicts:
-                verdicts[key] = _descends_from(revision, change.commit, where)
-            hit = affected & (results["git_revision"].astype(str) == revision)
-            if verdicts[key] is None:
-                marks[hit] = UNPLACED
-            elif not verdicts[key]:
+        for revision in revisions[affected].unique():
+            hit = affected & (revisions == revision)
+            contains = _descends_from(revision, change.commit, where) if usable else None
+            if contains is None:
+                before = hit & (created < pd.Timestamp(change.committed))
+                marks[before] = change.short
+                marks[hit & ~before & (marks == "")] = UNPLACED
+            elif not contains:
                 marks[hit] = change.short
     return marks
 
@@ -87,13 +96,22 @@ def _descends_from(revision: str, commit: str, repository: Path) -> bool | None:
     base = revision.removesuffix("-dirty")
     if base == "unknown":
         return None
+    answer = _git(["merge-base", "--is-ancestor", commit, base], repository, check=False)
+    return {"0": True, "1": False}.get(answer or "")
+
+
+def _git(arguments: list[str], repository: Path, *, check: bool = True) -> str | None:
+    """Git's standard output, stripped (``check=False``: its exit status, as text); None when
+    git is missing or times out, or (``check``) fails.
+    """
     try:
-        completed = subprocess.run(["git", "merge-base", "--is-ancestor", commit, base],
-                                   cwd=repository, capture_output=True,
-                                   timeout=_GIT_TIMEOUT_S, check=False)
+        completed = subprocess.run(["git", *arguments], cwd=repository, capture_output=True,
+                                   text=True, timeout=_GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return {0: True, 1: False}.get(completed.returncode)
+    if not check:
+        return str(completed.returncode)
+    return completed.stdout.strip() if completed.returncode == 0 else None
 
 
 def rerun_summary(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPUT_CHANGES,
