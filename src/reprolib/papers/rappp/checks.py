@@ -362,6 +362,13 @@ def _single_task_claims(scale: Scale) -> list[Check]:
         Check(id=f"rappp-fig8-income-best-{scale}", artifact="rappp-fig8", kind="claim",
               scale=scale, data=COMPARISON_DATA,
               description="RAP++ has the best F1 on income, where numbers matter most (Figure 8)",
+              deviation=("at epsilon 0.15 PGM's mean F1 on income (0.642 over three states and "
+                         "four seeds, standard error 0.029) is 0.008 above RAP++'s (0.634, "
+                         "standard error 0.036), a tie within seed noise: before income/ma2018's "
+                         "RAP++ rows were re-run after 406a8f0 RAP++ led there by 0.003, and "
+                         "the rows of the other two states still predate it; RAP++ is best at "
+                         "the other five epsilons, " + AT_SMALL_SCALE)
+              if scale == "small" else None,
               evaluate=lambda ctx: _rappp_best(
                   _f1_means(ctx, "rappp-fig8", scale, None).loc[["income"]], 0.0,
                   "RAP++'s mean F1 (over states) at least every other's on income, every ε")),
