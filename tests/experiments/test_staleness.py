@@ -28,8 +28,8 @@ def test_rows_before_a_change_of_their_mechanism_are_due_to_rerun(history) -> No
     assert marks.tolist() == [short, short, "", "", "", UNPLACED, UNPLACED, short]
     assert rerun_summary(rows, changes, repository) == (
         f"; 3 of them (RAP, RAP++) predate {short} (a fix), which can move such runs, so "
-        "they are due to be re-run; 2 (RAP) were recorded at revisions this checkout cannot "
-        "place, so whether they predate such a change is unknown")
+        "they are due to be re-run; 2 (RAP), recorded at revisions this checkout cannot place, "
+        "after such a change was committed, may predate it")
     current = rows.iloc[2:5]
     assert rerun_summary(current, changes, repository) == ""
 
@@ -167,5 +167,5 @@ def test_the_dry_run_lists_each_stores_outdated_rows_and_their_hours(scratch_dir
     table = [line.split() for line in capsys.readouterr().out.splitlines()]
     assert table == [
         ["artifacts", "rows", "mechanisms", "predate", "hours", "as", "recorded"],
-        ["rappp-fig2,", "rappp-fig4,", "rappp-fig7,", "rappp-fig8", "2", "RAP", "revision", "not",
-         "in", "this", "checkout", "1.00"]]
+        ["rappp-fig2,", "rappp-fig4,", "rappp-fig7,", "rappp-fig8", "2", "RAP", "not", "placed",
+         "1.00"]]

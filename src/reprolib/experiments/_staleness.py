@@ -3,8 +3,8 @@
 A change that moves what a mechanism computes, even at the level of float rounding, leaves the
 rows recorded before it standing until they are re-run: they reproduce at the revision they
 record, not at the current one. Each such change is registered once in :data:`OUTPUT_CHANGES`;
-:func:`rows_to_rerun` finds the rows whose recorded git revision predates a change of their
-mechanism, so the pages can say how much of a figure is still to re-run.
+:func:`rows_to_rerun` finds the rows that predate a change of their mechanism, so the pages can
+say how much of a figure is still to re-run.
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ OUTPUT_CHANGES: tuple[OutputChange, ...] = (
                  "RAP and RAP++ read the data's answers as exact float64 counts over N"),
 )
 
-#: :func:`rows_to_rerun`'s mark for a row whose revision git cannot place
-UNPLACED = "revision not in this checkout"
+#: :func:`rows_to_rerun`'s mark for a row that git cannot place before or after a change and
+#: that was recorded after the change was committed
+UNPLACED = "not placed"
 
 
 def rows_to_rerun(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPUT_CHANGES,
@@ -129,9 +130,9 @@ def rerun_summary(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPU
                          f"are due to be re-run")
     unplaced = marks == UNPLACED
     if unplaced.any():
-        parts.append(f"{int(unplaced.sum())} ({_names(results, unplaced)}) were recorded at "
-                     f"revisions this checkout cannot place, so whether they predate such a "
-                     f"change is unknown")
+        parts.append(f"{int(unplaced.sum())} ({_names(results, unplaced)}), recorded at "
+                     f"revisions this checkout cannot place, after such a change was committed, "
+                     f"may predate it")
     return "".join(f"; {part}" for part in parts)
 
 
