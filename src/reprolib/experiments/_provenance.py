@@ -10,13 +10,13 @@ import functools
 import importlib.metadata
 import platform
 import socket
-import subprocess
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
+from reprolib._git import git as _git
 from reprolib.experiments._staleness import rerun_summary
 
 #: Distributions whose versions every result records ("python" is the interpreter).
@@ -25,8 +25,6 @@ TRACKED_DISTRIBUTIONS = ("numpy", "pandas", "scipy", "torch", "jax", "mbi", "rep
 #: Folder, relative to the repository root, whose changes do not make the code "dirty": it holds
 #: the committed results that a grid itself writes.
 RESULTS_FOLDER = "results"
-
-_GIT_TIMEOUT_S = 10.0
 
 
 def collect_provenance(device: str) -> dict:
@@ -79,24 +77,6 @@ def _git_revision() -> str:
     if status is None:
         return "unknown"
     return revision + ("-dirty" if status.strip() else "")
-
-
-def _git(arguments: list[str], *, cwd: Path) -> str | None:
-    """Run git and return its standard output, or None when git is missing or fails."""
-    try:
-        completed = subprocess.run(
-            ["git", *arguments],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if completed.returncode != 0:
-        return None
-    return completed.stdout
 
 
 #: how a row stored before ``describe_device`` named a CPU's model (its device: ``cpu``) is shown

@@ -9,16 +9,14 @@ say how much of a figure is still to re-run.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from reprolib._git import git
 from reprolib._paths import repo_root
-
-_GIT_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -74,7 +72,8 @@ def rows_to_rerun(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPU
     if results.empty or not {"mechanism", "git_revision"} <= set(results.columns):
         return marks
     where = repository or repo_root()
-    usable = _git(["rev-parse", "--is-shallow-repository"], where) == "false"
+    shallow = git(["rev-parse", "--is-shallow-repository"], cwd=where)
+    usable = shallow is not None and shallow.strip() == "false"
     revisions = results["git_revision"].astype(str)
     created = (pd.to_datetime(results["created_at"], utc=True, format="ISO8601")
                if "created_at" in results else pd.Series(pd.NaT, index=results.index))
@@ -97,22 +96,8 @@ def _descends_from(revision: str, commit: str, repository: Path) -> bool | None:
     base = revision.removesuffix("-dirty")
     if base == "unknown":
         return None
-    answer = _git(["merge-base", "--is-ancestor", commit, base], repository, check=False)
-    return {"0": True, "1": False}.get(answer or "")
-
-
-def _git(arguments: list[str], repository: Path, *, check: bool = True) -> str | None:
-    """Git's standard output, stripped (``check=False``: its exit status, as text); None when
-    git is missing or times out, or (``check``) fails.
-    """
-    try:
-        completed = subprocess.run(["git", *arguments], cwd=repository, capture_output=True,
-                                   text=True, timeout=_GIT_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if not check:
-        return str(completed.returncode)
-    return completed.stdout.strip() if completed.returncode == 0 else None
+    merge_base = git(["merge-base", commit, base], cwd=repository)
+    return None if merge_base is None else merge_base.strip() == commit
 
 
 def rerun_summary(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPUT_CHANGES,
