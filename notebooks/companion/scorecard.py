@@ -114,8 +114,9 @@ show(artifacts.assign(
 # as failed. *Not applicable* means the check's premise did not hold in what was run (a comparison
 # with the paper's table when only a stand-in dataset ran): it is listed with the reason, neither
 # passed nor failed. *Documented deviation* marks a claim of a paper that our runs contradict,
-# documented as a finding (under the check: what we found); if it ever passes, it turns into
-# *fails* until the finding is revised.
+# documented as a finding (under the check: what we found, its numbers computed from the
+# committed runs as this page was built); if it ever passes, it turns into *fails* until the
+# finding is revised.
 
 # %% tags=["hide-input"]
 tally = card["status"].value_counts()

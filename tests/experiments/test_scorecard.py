@@ -82,7 +82,7 @@ EVALUATED = [
     (_check("a-missing", "alpha-small"), Outcome("missing", "", "")),
     (_check("a-na", "alpha-small"), Outcome("not-applicable", "", "")),
     (_check("a-dev", "alpha-small", deviation="Not seen at small scale: it grows. More."),
-     Outcome("deviation", "", "")),
+     Outcome("deviation", "", "", note="Not seen at small scale: it grows. More.")),
     (_check("v-na", "alpha-view"), Outcome("not-applicable", "", "")),
     (_check("b-pass", "beta-small"), Outcome("pass", "", "")),
 ]

@@ -6,7 +6,7 @@ import pandas as pd
 
 from reprolib._paths import repo_root
 from reprolib.experiments import checks_of, evaluate_checks, scorecard_frame
-from reprolib.papers.aim.checks import _rap_never_best_before_aim
+from reprolib.papers.aim.checks import _rap_never_best_before_aim, _winners_in_words
 from reprolib.papers.aim.figures import absent_runs, best_share
 from reprolib.papers.aim.setup import pending_runs
 
@@ -63,8 +63,17 @@ def test_rap_never_best_is_judged_once_mwem_gem_and_rap_all_ran():
     assert outcome.status == "pass" and "MWEM+PGM 50%, GEM 50%, RAP 0%" in outcome.observed
     outcome = _rap_never_best_before_aim(_Recorded(once), "small")
     assert outcome.status == "fail" and "RAP 50%" in outcome.observed
+    assert outcome.figures == {  # the settings RAP wins, for the deviation's text
+        "settings": 1, "rap_best": "nltcs at ε = 10: 0.05 against MWEM+PGM's 0.10 and GEM's 0.20"}
     without_gem = once[once["mechanism"] != "GEM"]
     assert _rap_never_best_before_aim(_Recorded(without_gem), "small").status == "not-applicable"
+
+
+def test_the_lowest_mechanism_per_setting_is_told_in_spans_of_epsilon():
+    rows = pd.DataFrame({"dataset": ["salary"] * 4, "epsilon": [0.01, 0.0316, 0.1, 1.0],
+                         "mechanism": ["MST", "MST", "MWEM+PGM", "MST"]})
+    assert _winners_in_words(rows.iloc[::-1]) == (
+        "salary: MST at 0.01 to 0.0316, MWEM+PGM at 0.1, MST at 1")
 
 
 def test_a_setting_without_one_mechanism_is_judged_among_the_others_and_said_so():

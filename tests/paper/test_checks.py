@@ -9,6 +9,9 @@ import pytest
 from reprolib._device import describe_device
 from reprolib._paths import repo_root
 from reprolib.experiments import (
+    Check,
+    CheckContext,
+    Outcome,
     OutputChange,
     checks_of,
     evaluate_checks,
@@ -152,3 +155,21 @@ def test_rows_recorded_before_a_registered_change_fail_the_regression_check(
     assert outdated.status == "fail"
     assert (f"0 unmatched, {count} smoke rows recorded before a registered change of their "
             "mechanism (reprolib rerun prelim-conversions --scale smoke)") in outdated.observed
+
+
+def _documented(status, figures=None, deviation="Not seen: {share:.0%} of {n} settings."):
+    return Check(id="d", artifact="prelim-conversions", kind="claim", scale="small", data="d",
+                 description="d", deviation=deviation,
+                 evaluate=lambda context: Outcome(status, "seen", "expected", figures or {}))
+
+
+def test_a_deviations_note_quotes_the_figures_its_evaluation_computed(tmp_path):
+    context = CheckContext(tmp_path)
+    found = _documented("fail", {"share": 0.39, "n": 36}).run(context)
+    assert (found.status, found.note) == ("deviation", "Not seen: 39% of 36 settings.")
+    stale = _documented("pass", {"share": 0.61, "n": 36}).run(context)  # the claim now holds
+    assert stale.status == "fail" and "no longer observed" in stale.observed
+    unquoted = _documented("fail", {"share": 0.39}).run(context)  # a figure it does not give
+    assert unquoted.status == "fail" and "'n'" in unquoted.observed and unquoted.note == ""
+    undocumented = _documented("fail", deviation=None).run(context)
+    assert (undocumented.status, undocumented.note) == ("fail", "")

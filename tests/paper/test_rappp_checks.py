@@ -72,18 +72,26 @@ def test_the_mixed_marginal_claim_fails_when_rappp_answers_worse_at_one_epsilon(
 
 
 def test_the_best_f1_check_names_every_miss_or_else_where_rappp_is_furthest_behind():
-    means = pd.DataFrame({"RAP++": [0.70, 0.60, 0.50], "PGM": [0.72, 0.55, 0.49],
-                          "RAP": [0.60, 0.61, 0.40]},
-                         index=pd.MultiIndex.from_tuples([("owner", 1.0), ("married", 0.15),
-                                                          ("income", 0.07)],
-                                                         names=["target", "epsilon"]))
-    within = _rappp_best(means, 0.05, "within 0.05")
+    rows = [("owner", 1.0, {"RAP++": 0.70, "PGM": 0.72, "RAP": 0.60}),
+            ("married", 0.15, {"RAP++": 0.60, "PGM": 0.55, "RAP": 0.61}),
+            ("income", 0.07, {"RAP++": 0.50, "PGM": 0.49, "RAP": 0.40})]
+    summary = pd.DataFrame(  # four seeds, standard deviation 0.01: standard errors 0.005
+        [{"target": target, "epsilon": epsilon, "mechanism": mechanism, "mean": mean,
+          "std": 0.01, "seeds": 4} for target, epsilon, means in rows
+         for mechanism, mean in means.items()])
+    within = _rappp_best(summary, 0.05, "within 0.05")
     assert within.status == "pass"
     assert within.observed == ("RAP++ within 0.05 of the best at 3/3 (target, ε); "
                                "furthest behind at owner ε=1 by 0.020 (PGM)")
-    strict = _rappp_best(means, 0.0, "best")
+    strict = _rappp_best(summary, 0.0, "best")
     assert strict.status == "fail"
     assert strict.observed == ("RAP++ within 0 of the best at 1/3 (target, ε); behind at "
-                               "owner ε=1 by 0.020 (PGM), married ε=0.15 by 0.010 (RAP)")
-    ahead = _rappp_best(means.loc[["income"]], 0.0, "best")
+                               "married ε=0.15 by 0.010 (RAP), owner ε=1 by 0.020 (PGM)")
+    # the gaps against twice the standard error of the difference, 2 * hypot(0.005, 0.005)
+    assert {k: strict.figures[k] for k in ("misses", "pairs", "within_noise", "by_rival")} == {
+        "misses": 2, "pairs": 3, "within_noise": 1, "by_rival": "PGM at 1, RAP at 1"}
+    assert strict.figures["behind"] == (
+        "at ε = 0.15 RAP's 0.610 (standard error 0.005) against RAP++'s 0.600 (0.005); "
+        "at ε = 1 PGM's 0.720 (standard error 0.005) against RAP++'s 0.700 (0.005)")
+    ahead = _rappp_best(summary[summary["target"] == "income"], 0.0, "best")
     assert ahead.status == "pass" and ahead.observed == "RAP++ within 0 of the best at 1/1 (target, ε)"

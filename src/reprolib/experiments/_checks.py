@@ -14,7 +14,9 @@ A check whose premise did not hold in what was run (a band check against the pap
 only a stand-in dataset ran) reports ``not-applicable`` with the reason; it is shown on the
 scorecard and counted apart, neither passed nor failed. A claim that our runs contradict, and
 that we document as a finding (``Check.deviation`` says what and why), reports ``deviation``
-while it keeps failing, and ``fail`` if it starts to pass, so the note cannot go stale.
+while it keeps failing, and ``fail`` if it starts to pass, so the note cannot go stale. The
+numbers a note quotes from the recorded runs are its outcome's ``figures``, filled into the
+note's ``{fields}`` when it is evaluated, so that a re-run moves them with it.
 """
 
 from __future__ import annotations
@@ -47,11 +49,18 @@ GEM_ACROSS_CPUS = 5 * TRAINED_ACROSS_CPUS
 
 @dataclasses.dataclass(frozen=True)
 class Outcome:
-    """The result of evaluating a check: status, what was observed and what was expected."""
+    """The result of evaluating a check: status, what was observed and what was expected.
+
+    ``figures`` are the named numbers (or words) of the recorded runs that a documented
+    deviation's text quotes; ``note`` is that text with them filled in (set by
+    :meth:`Check.run`).
+    """
 
     status: Status
     observed: str
     expected: str
+    figures: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    note: str = ""
 
 
 class MissingResults(LookupError):
@@ -91,7 +100,9 @@ class Check:
         description: what is checked, with the source of the expected value.
         evaluate: the function that computes the outcome.
         deviation: for a paper's claim that our runs contradict, what we found and why we
-            believe it, shown on the scorecard; None for every check we expect to pass.
+            believe it, shown on the scorecard; None for every check we expect to pass. Numbers
+            read off the recorded runs are not written into it by hand: it names them as
+            ``str.format`` fields (``{gap:.3f}``) of its outcome's ``figures``.
     """
 
     id: str
@@ -110,7 +121,8 @@ class Check:
 
     def run(self, context: CheckContext) -> Outcome:
         """Evaluate, turning missing results into a ``missing`` outcome and a documented
-        deviation's failure into ``deviation`` (its pass into ``fail``: the note is stale).
+        deviation's failure into ``deviation`` with its note filled in (its pass into
+        ``fail``: the note is stale; so is a note naming a figure the outcome lacks).
         """
         try:
             outcome = self.evaluate(context)
@@ -118,9 +130,15 @@ class Check:
             return Outcome("missing", str(missing), "recorded results")
         if self.deviation is None or outcome.status not in ("pass", "fail"):
             return outcome
+        try:
+            note = self.deviation.format_map(outcome.figures)
+        except (KeyError, IndexError, ValueError) as error:
+            return dataclasses.replace(outcome, status="fail", observed=(
+                f"{outcome.observed}; the documented deviation quotes a figure its evaluation "
+                f"does not give ({error!r}): revise it"))
         if outcome.status == "fail":
-            return dataclasses.replace(outcome, status="deviation")
-        return dataclasses.replace(outcome, status="fail", observed=(
+            return dataclasses.replace(outcome, status="deviation", note=note)
+        return dataclasses.replace(outcome, status="fail", note=note, observed=(
             f"{outcome.observed}; the documented deviation is no longer observed: revise it"))
 
 
@@ -221,7 +239,7 @@ def scorecard_frame(evaluated: Sequence[tuple[Check, Outcome]]) -> pd.DataFrame:
     return pd.DataFrame(
         [{"paper": c.paper, "check": c.id, "kind": c.kind, "scale": c.scale, "data": c.data,
           "status": o.status, "observed": o.observed, "expected": o.expected,
-          "description": c.description, "note": c.deviation or ""} for c, o in evaluated],
+          "description": c.description, "note": o.note} for c, o in evaluated],
         columns=["paper", "check", "kind", "scale", "data", "status", "observed", "expected",
                  "description", "note"],
     )

@@ -104,7 +104,7 @@ def artifact_scorecard(catalogue: Catalogue, evaluated: Sequence[tuple[Check, Ou
             "title": artifact.toc_title or artifact.title, "status": status, "note": note,
             "data": _data_words(catalogue, artifact, root) if status != NOT_RERUN else "",
             "checks": _check_counts([outcome for _, outcome in mine]),
-            "deviations": "\n".join(f"{check.id}: {_first_clause(check.deviation or '')}"
+            "deviations": "\n".join(f"{check.id}: {_first_clause(outcome.note)}"
                                     for check, outcome in mine if outcome.status == "deviation"),
             "page": (posixpath.relpath(f"{artifact.generated_name}.html", scorecards)
                      if artifact.notebook else ""),

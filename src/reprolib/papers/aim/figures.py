@@ -71,14 +71,22 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
     return fig
 
 
+def winners(frame: pd.DataFrame, mechanisms: tuple[str, ...],
+            metric: str = "workload_error") -> pd.DataFrame:
+    """Per (dataset, epsilon) setting, the :func:`summarise` row of the one of ``mechanisms``
+    with the lowest mean, among those of them that ran in the setting.
+    """
+    summary = summarise(frame[frame["mechanism"].isin(mechanisms)], metric)
+    return summary.loc[summary.groupby(["dataset", "epsilon"])["mean"].idxmin()]
+
+
 def best_share(frame: pd.DataFrame, mechanisms: tuple[str, ...],
                metric: str = "workload_error") -> pd.Series:
     """Share of (dataset, epsilon) settings in which each of ``mechanisms`` has the lowest mean,
     among those of them that ran in the setting (:func:`absent_runs` names the others).
     """
-    summary = summarise(frame[frame["mechanism"].isin(mechanisms)], metric)
-    winners = summary.loc[summary.groupby(["dataset", "epsilon"])["mean"].idxmin(), "mechanism"]
-    return winners.value_counts(normalize=True).reindex(mechanisms, fill_value=0.0)
+    best = winners(frame, mechanisms, metric)["mechanism"]
+    return best.value_counts(normalize=True).reindex(mechanisms, fill_value=0.0)
 
 
 def absent_runs(frame: pd.DataFrame, mechanisms: tuple[str, ...]) -> str:

@@ -42,13 +42,13 @@ def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
     paper's (columns: score, then "ours" / "paper"); MERF is our DP-MERF and DP-SGD our
     DP-CTGAN, PATE our PATE-GAN.
     """
-    from reprolib.papers.slicing.reported import SCORES, TABLE_1, TABLE_3
+    from reprolib.papers.slicing.reported import PRINTED_AS, SCORES, TABLE_1, TABLE_3
 
     reported = TABLE_1 if artifact == "slicing-tab1" else TABLE_3
+    ours_as = {printed: ours for ours, printed in PRINTED_AS.items()}
     rows, index = [], []
     for (task, printed), values in reported.items():
-        mechanism = {"Algorithm 1": "Slicing", "MERF": "DP-MERF",
-                     "DP-SGD": "DP-CTGAN", "PATE": "PATE-GAN"}.get(printed, printed)
+        mechanism = ours_as.get(printed, printed)
         ours = frame[(frame["dataset"] == task) & (frame["mechanism"] == mechanism)]
         row: dict[tuple[str, str], int | str] = {("runs", ""): len(ours)}
         for score, paper in zip(SCORES, values, strict=True):

@@ -17,6 +17,9 @@ TABLE_2_COLUMNS = ("records", "columns", "categorical", "numerical")
 # Tables 1 and 3: mean and std of KSComp, TVComp, ContSim, CorrSim and LogitRegression per task and
 # mechanism ("Algorithm 1" is ours "Slicing"); None where the paper prints "–".
 SCORES = ("KSComp", "TVComp", "ContSim", "CorrSim", "LogitRegression")
+# our mechanisms under the names the tables print
+PRINTED_AS = {"Slicing": "Algorithm 1", "DP-MERF": "MERF", "DP-CTGAN": "DP-SGD",
+              "PATE-GAN": "PATE"}
 Score = tuple[float, float] | None
 TABLE_1: dict[tuple[str, str], tuple[Score, ...]] = {
     ("income", "Algorithm 1"): ((0.40, 0.05), (0.70, 0.01), (0.35, 0.01), (0.96, 0.04), (0.31, 0.20)),
