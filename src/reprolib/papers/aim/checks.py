@@ -293,22 +293,26 @@ ZEROS_HURT = (
     "above {hurt_above}. "
     "Part of it is the setting: at epsilon 10 the authors' 2022 AIM, run beside ours "
     "(benchmarks/aim_reference.py --table-3; results/aim/benchmarks/aim-reference-zeros.csv, on "
-    "the Table 3 page), is hurt alike (AIM / AIM+SZ over seeds 0-2: 0.62, ours 0.68). The zero "
+    "the Table 3 page), is hurt alike (AIM / AIM+SZ over seeds 0-2: 0.62, ours {ratio_10:.2f}). "
+    "The zero "
     "pairs cost capacity: they are cliques of the model and link the geographic attributes in "
     "cycles, so in the final model of a diagnostic AIM+SZ run (seed 0, epsilon 10, not stored) "
     "any 3-way marginal on Battalion and "
     "Neighborhoods needs a junction tree of 43 MB or more (8 MB in the AIM model) and is never "
     "measured; those 100-odd workload marginals keep an error near 0.35 (0.03 without zeros). "
-    "80 MB gives 0.81 (seed 0), 1000 iterations at 10 MB 0.51. At epsilon 1 the zeros help the "
-    "reference (AIM / AIM+SZ over seeds 0-2: 1.17) and hurt our default (0.86) because of one "
+    "In one-off diagnostic runs (seed 0, not stored) 80 MB gives 0.81 and 1000 iterations at "
+    "10 MB 0.51. At epsilon 1 the zeros help the "
+    "reference (AIM / AIM+SZ over seeds 0-2: 1.17) and hurt our default ({ratio_1:.2f}) "
+    "because of one "
     "difference of the Private-PGM engines: the 2022 library keeps its potentials on junction-tree "
     "cliques and each round's warm start drops those a new triangulation no longer holds, so its "
     "fits move the model more, it anneals less and runs more rounds (AIM+SZ: 35.3 on average "
-    "against our default's 27.7). Replayed on the same measurements, our fit with "
+    "against our default's {sz_rounds_1:.1f}). Replayed on the same measurements, our fit with "
     "potentials='junction-tree-2022' matches the reference's to 1e-11 in every round, with and "
     "without zeros (benchmarks/aim_fit_replay.py; the runtime page), and AIM / AIM+SZ with it is "
-    "1.24 over seeds 0-2 (33.7 rounds). At epsilon 10 every engine is hurt (2022 home 0.47, its "
-    "AIM+SZ 0.087-0.149 over the seeds, the reference's 0.085-0.129), likely because a drop late "
+    "{home_ratio_1:.2f} over seeds 0-2 ({home_sz_rounds_1:.1f} rounds). At epsilon 10 every "
+    "engine is hurt (2022 home {home_ratio_10:.2f}, its AIM+SZ {home_sz_range_10} over the "
+    "seeds, the reference's 0.085-0.129), likely because a drop late "
     "in a run leaves the final model poorly fitted at 100 iterations: replayed at epsilon 10 "
     "(AIM+SZ, seed 0; the runtime page), the 2022 fit, equal to the reference's to 1e-11, last drops "
     "potentials in round 22 of 28 and ends at 1.85 times our default's loss (2.9 in the epsilon 1 "
@@ -410,16 +414,35 @@ def _zeros_help_on_average(ctx: CheckContext, scale: str) -> Outcome:
     potentials = rows.get("param.potentials", pd.Series(index=rows.index, dtype=object))
     ratio = ratios(rows[potentials.isna()])  # recorded only off the default home
     helped = ratio.index[ratio > 1]  # the zeros hurt at every epsilon above the last of these
-    figures = {"hurt_above": f"{helped.max():.3g}" if len(helped) else "none"}
+    figures = {"hurt_above": f"{helped.max():.3g}" if len(helped) else "none",
+               **_per_epsilon(rows[potentials.isna()], ratio, "")}
     if potentials.notna().any():  # the runs under another home, beside the default's alike
         other = ratios(rows[potentials.notna()]).dropna()
         figures |= {"home": potentials.dropna().iloc[0], "home_ratio": summary(other),
                     "home_up_to": f"{other.index.max():g}",
-                    "default_alike": summary(ratio[other.index])}
+                    "default_alike": summary(ratio[other.index]),
+                    **_per_epsilon(rows[potentials.notna()], other, "home_")}
     return Outcome("pass" if float(np.log(ratio).mean()) > 0.0 else "fail",
                    f"AIM / AIM+SZ error: {summary(ratio)}",
                    f"geometric mean > 1 (paper, Appendix D.1: {summary(PAPER_TABLE3['ratio'])}; "
                    "'on average' an improvement, 'not universal')", figures)
+
+
+def _per_epsilon(rows: pd.DataFrame, ratio: pd.Series, prefix: str) -> dict[str, object]:
+    """Table 3's figures at each epsilon e, named with it ("ratio_1", "ratio_0_316"): AIM /
+    AIM+SZ (``ratio``), AIM+SZ's mean rounds ("sz_rounds_1") and its trials' range of errors
+    ("sz_range_10"), each name led by ``prefix``.
+    """
+    zeros = rows[rows["mechanism"] == "AIM+SZ"].groupby("epsilon")
+    error, rounds = zeros["metric.workload_error"], zeros["metric.rounds"].mean()
+    low, high = error.min(), error.max()
+    figures: dict[str, object] = {}
+    for epsilon in ratio.index:
+        at = f"{epsilon:.3g}".replace(".", "_")
+        figures |= {f"{prefix}ratio_{at}": ratio[epsilon],
+                    f"{prefix}sz_rounds_{at}": rounds[epsilon],
+                    f"{prefix}sz_range_{at}": f"{low[epsilon]:.3f}-{high[epsilon]:.3f}"}
+    return figures
 
 
 def _runtime_ratios(rows: pd.DataFrame, by: str, along: str) -> dict:
