@@ -31,11 +31,9 @@
 # with 30 of its 300 epochs at `small` scale, its noise calibrated to them (the paper tuned its
 # noise scale and does not say to what).
 #
-# The `small` runs of Massachusetts income and of the multitask set were scored before the linear
-# model's coordinate order was seeded (liblinear drew it from NumPy's global state): where the
-# model stops before converging, that moved F1 by a few thousandths in our checks, so differences
-# of that size are not findings there. The other datasets' runs, and every run re-run since (the
-# compute line counts those still to re-run), are scored deterministically.
+# Runs scored before the linear model's coordinate order was seeded can differ in F1 by a few
+# thousandths where the model stops before converging; the paragraph printed below counts them,
+# and every run recorded since is scored deterministically.
 # Some runs were computed on a GPU and some on CPUs: each run's device is in the store, and the
 # machines they ran on are named below.
 # ```

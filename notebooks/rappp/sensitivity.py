@@ -29,10 +29,9 @@
 # compute knobs printed below, so the wall times compare our implementations on one machine,
 # not the paper's.
 #
-# The `small` runs shown were scored before the linear model's coordinate order was seeded
-# (liblinear drew it from NumPy's global state): where the model stops before converging, that
-# moved F1 by a few thousandths in our checks, so differences of that size are not findings.
-# Runs recorded from now on are scored deterministically.
+# Runs scored before the linear model's coordinate order was seeded can differ in F1 by a few
+# thousandths where the model stops before converging; the paragraph printed below counts them,
+# and every run recorded since is scored deterministically.
 # ```
 
 # %% tags=["parameters", "remove-cell"]

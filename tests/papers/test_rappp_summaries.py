@@ -64,3 +64,15 @@ def test_the_speed_summary_names_each_paper_size_run_against_the_goal():
     assert "gpu A" in lines[0] and "within" in lines[0] and "37,798 Adam steps" in lines[0]
     assert "cpu B" in lines[1] and "over" in lines[1]
     assert speed_summary(pd.DataFrame(rows[2:])).startswith("No paper-size run")
+
+
+def test_the_runs_scored_before_the_seeded_linear_model_are_counted():
+    from reprolib.papers.rappp.pages import SEEDED_SCORE, unseeded_scores
+
+    before = {"git_revision": "31e6533181eec86c3bc0b75ba7e18cbcaf38a053",  # abc8b51's parent
+              "created_at": "2026-11-24T20:00:00+00:00"}
+    after = {"git_revision": SEEDED_SCORE.commit, "created_at": "2026-11-25T09:00:00+00:00"}
+    runs = pd.DataFrame([{"mechanism": m, **when} for m, when in
+                         (("RAP++", before), ("original", before), ("PGM", after))])
+    assert unseeded_scores(runs).startswith("2 of the 3 runs were scored before abc8b51")
+    assert unseeded_scores(runs.iloc[2:]) == ""
