@@ -88,7 +88,7 @@ headers_in_words(ratios.pivot_table(index=["dataset", "mechanism"], columns="met
 # The reduced settings above against the paper's own, 100,000 particles and 1,000 epochs with
 # the paper's projection steps, for PrivPGD on the same data and seeds: how far the reduction
 # moves its errors. These runs were made on a GPU and are read from the paper-scale store;
-# nothing is computed here. So far they exist for Figure 1 (ε = 2.5) only.
+# nothing is computed here.
 
 # %% tags=["hide-input"]
 import textwrap
@@ -96,18 +96,18 @@ import textwrap
 from IPython.display import display
 
 from reprolib.experiments import compute_summary, open_store
-from reprolib.papers.privpgd.pages import reduced_against_paper
+from reprolib.papers.privpgd.pages import reduced_against_paper, reduction_in_words
 
 spot = open_store(artifact, "paper").frame() if scale != "paper" else None
 if spot is None or spot.empty:
     print("no PrivPGD runs at the paper's settings stored for this figure")
 else:
     print(textwrap.fill(f"Compute of the paper-setting runs: {compute_summary(spot)}.", 72))
-    display(reduced_against_paper(results, spot, METRICS).style.format("{:.3g}"))
+    compared = reduced_against_paper(results, spot, METRICS)
+    display(compared.style.format("{:.3g}"))
+    print(textwrap.fill(reduction_in_words(compared), 72))
 
 # %% [markdown]
-# On most datasets the paper's settings lower PrivPGD's errors by a small factor, the
-# downstream error least. On Medical charges (three attributes, 130,452 records) the reduced
-# run is far from converged: its errors are one to over two orders of magnitude above the
-# paper-setting run's, so the figure above understates PrivPGD on that dataset. The paper-scale
-# runs of the baselines are not in this table.
+# The line under the table gives the factors by which the reduction raises PrivPGD's errors.
+# Where they are large, the reduced run is far from converged and the figures above understate
+# PrivPGD on that dataset. The paper-scale runs of the baselines are not in this table.
