@@ -274,3 +274,22 @@ def test_the_installed_papers_say_what_their_small_profiles_cover():
                    "values, not in its text; ours are 1, 10, 100)"))
     assert reproduction_status(papers, papers.artifact("slicing-tab1")) == (
         "whole design", "paper-scale grid not committed")
+
+
+def test_an_artifacts_findings_are_its_claims_evaluated_on_the_stored_runs():
+    from reprolib.experiments import artifact_findings
+
+    findings = artifact_findings("slicing-tab1").splitlines()
+    assert len(findings) == 4  # against SliceWass, DP-MERF, PATE-GAN and DP-CTGAN
+    assert all(item.startswith("- **") for item in findings)
+    found = [item for item in findings if "documented deviation" in item]
+    assert found and all("*Our finding:* " in item for item in found)
+    assert "Algorithm 1 is ahead in" in found[0]  # the note's figures, filled in
+    assert artifact_findings("slicing-tab1", kinds=("band",)) == (
+        "No checks of this kind for this artifact.")
+
+
+def test_markdown_is_escaped_in_findings():
+    from reprolib.experiments._scorecard import _escaped
+
+    assert _escaped("mm_mean_error <= 2*x [a]") == r"mm\_mean\_error \<= 2\*x \[a\]"

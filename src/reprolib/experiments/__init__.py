@@ -44,6 +44,7 @@ from reprolib.experiments._scales import SCALE_MEANING, SCALES, Scale, check_sca
 from reprolib.experiments._scorecard import (
     STATUS_WORDS,
     STATUSES,
+    artifact_findings,
     artifact_scorecard,
     reproduction_status,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "ResultsStore",
     "Scale",
     "StoreError",
+    "artifact_findings",
     "artifact_scorecard",
     "artifact_status",
     "artifacts_of",

@@ -22,8 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from reprolib.experiments._artifacts import Artifact
-from reprolib.experiments._catalogue import COMPANION, SCORECARD, Catalogue, PaperSpec
-from reprolib.experiments._checks import Check, Outcome
+from reprolib.experiments._catalogue import COMPANION, SCORECARD, Catalogue, PaperSpec, catalogue
+from reprolib.experiments._checks import Check, Outcome, evaluate_checks
 from reprolib.experiments._experiment import CellsNotStored, store_path
 from reprolib.experiments._scales import SCALES
 from reprolib.experiments._store import ResultsStore
@@ -192,3 +192,27 @@ def _first_clause(text: str) -> str:
     """The text up to its first colon, semicolon or full stop (a deviation note's gist)."""
     return re.split(r"[:;.]\s", text, maxsplit=1)[0]
 
+
+
+def artifact_findings(artifact_id: str, kinds: Sequence[str] = ("claim",),
+                      results_root: Path | None = None) -> str:
+    """The checks of one artifact (of ``kinds``; regression checks recompute runs and are left
+    to the scorecard), evaluated on the stored runs, as Markdown for its page: one item per
+    check with its status, what was observed and, for a documented deviation, our finding.
+    """
+    paper = catalogue().artifact(artifact_id).paper
+    checks = [c for c in catalogue().checks_of(paper)
+              if c.artifact == artifact_id and c.kind in kinds]
+    items = []
+    for check, outcome in evaluate_checks(checks, results_root):
+        item = (f"- **{_escaped(check.description)}** ({check.kind}, {check.scale}): "
+                f"{STATUS_WORDS[outcome.status]}. Observed: {_escaped(outcome.observed)}.")
+        if outcome.note:
+            item += f" *Our finding:* {_escaped(outcome.note)}"
+        items.append(item)
+    return "\n".join(items) or "No checks of this kind for this artifact."
+
+
+def _escaped(text: str) -> str:
+    """``text`` with the characters Markdown would read as markup escaped."""
+    return re.sub(r"([\\`*_<\[\]])", r"\\\1", text)
