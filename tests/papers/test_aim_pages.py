@@ -195,3 +195,25 @@ def test_error_figure_without_a_spare_cell_puts_the_legend_beside_the_panels():
     assert fig.axes[0].get_gridspec().get_geometry() == (2, 2)
     assert all(ax.get_legend() is None for ax in fig.axes)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["AIM", "MST"]
+
+
+def test_grid_rows_come_from_the_committed_store_else_the_pending_grid(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reprolib.experiments._experiment import store_path
+    from reprolib.papers.aim.pages import grid_rows
+
+    table = pq.read_table(store_path("aim-fig1", "small"))
+    titanic = table.filter(pa.compute.equal(table["dataset"], "titanic"))
+    fire = titanic.set_column(titanic.schema.get_field_index("dataset"), "dataset",
+                              pa.array(["fire"] * len(titanic)))
+    for root, rows in ((tmp_path, titanic), (tmp_path / "pending" / "fire", fire)):
+        path = store_path("aim-fig1", "small", root)
+        path.parent.mkdir(parents=True)
+        pq.write_table(rows, path)
+    assert grid_rows("aim-fig1", "titanic", tmp_path)[1] == "committed"
+    rows, source = grid_rows("aim-fig1", "fire", tmp_path)
+    assert source == "pending" and len(rows) == len(titanic) and set(rows["dataset"]) == {"fire"}
+    rows, source = grid_rows("aim-fig1", "msnbc", tmp_path)
+    assert rows.empty and source == ""
