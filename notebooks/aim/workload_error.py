@@ -268,3 +268,18 @@ show_side_by_side("privmrf", "PrivMRF")
 
 # %% tags=["hide-input"]
 show_side_by_side("rap", "RAP")
+
+
+# %% [markdown]
+# ## What the runs say about the paper's claims
+#
+# The paper's claims checked on the stored runs of this page, evaluated as it was built. Where
+# our runs contradict a claim, the documented deviation gives our finding, its numbers computed
+# from the same runs. The scorecard adds the exact, budget and regression checks.
+
+# %% tags=["hide-input"]
+from IPython.display import Markdown
+
+from reprolib.experiments import artifact_findings
+
+Markdown(artifact_findings(artifact))

@@ -147,3 +147,18 @@ overspend = true_epsilons(authors_baseline_costs(), sorted(REPORTED_EPSILONS), P
 overspend_styled = overspend.style.format("{:.3g}").format_index("{:g}")
 glue("privpgd-baseline-true-epsilon", overspend_styled, display=False)
 overspend_styled
+
+
+# %% [markdown]
+# ## What the runs say about the paper's claims
+#
+# The paper's claims checked on the stored runs of this page, evaluated as it was built. Where
+# our runs contradict a claim, the documented deviation gives our finding, its numbers computed
+# from the same runs. The scorecard adds the exact, budget and regression checks.
+
+# %% tags=["hide-input"]
+from IPython.display import Markdown
+
+from reprolib.experiments import artifact_findings
+
+Markdown(artifact_findings("prelim-conversions"))

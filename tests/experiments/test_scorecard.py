@@ -286,7 +286,7 @@ def test_an_artifacts_findings_are_its_claims_evaluated_on_the_stored_runs():
     assert found and all("*Our finding:* " in item for item in found)
     assert "Algorithm 1 is ahead in" in found[0]  # the note's figures, filled in
     assert artifact_findings("slicing-tab1", kinds=("band",)) == (
-        "No checks of this kind for this artifact.")
+        "No band check reads this artifact's runs.")
 
 
 def test_markdown_is_escaped_in_findings():

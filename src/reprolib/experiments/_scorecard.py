@@ -210,7 +210,7 @@ def artifact_findings(artifact_id: str, kinds: Sequence[str] = ("claim",),
         if outcome.note:
             item += f" *Our finding:* {_escaped(outcome.note)}"
         items.append(item)
-    return "\n".join(items) or "No checks of this kind for this artifact."
+    return "\n".join(items) or f"No {' or '.join(kinds)} check reads this artifact's runs."
 
 
 def _escaped(text: str) -> str:
