@@ -193,7 +193,6 @@ def _first_clause(text: str) -> str:
     return re.split(r"[:;.]\s", text, maxsplit=1)[0]
 
 
-
 def artifact_findings(artifact_id: str, kinds: Sequence[str] = ("claim",),
                       results_root: Path | None = None) -> str:
     """The checks of one artifact (of ``kinds``; regression checks recompute runs and are left
