@@ -197,8 +197,8 @@ def _rap_never_best_before_aim(ctx: CheckContext, scale: str) -> Outcome:
 
 def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     rows = ctx.results(artifact, scale)
-    errors = rows[rows["mechanism"] == "AIM"].groupby(["dataset", "epsilon"])[
-        "metric.workload_error"]
+    aim = rows[rows["mechanism"] == "AIM"].groupby(["dataset", "epsilon"])
+    errors, rounds = aim["metric.workload_error"], aim["metric.rounds"]
     means, lows, highs = errors.mean(), errors.min(), errors.max()
     rises: list[str] = []  # where the mean error rises, with the trials' ranges
     risen: dict[str, list[str]] = {}  # the same per dataset, for the deviation's text
@@ -212,11 +212,14 @@ def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> O
                              f"{means[dataset, b]:.3f} (trials {lows[dataset, a]:.3f}–"
                              f"{highs[dataset, a]:.3f} and {lows[dataset, b]:.3f}–"
                              f"{highs[dataset, b]:.3f})")
+                steps = pd.concat([rounds.get_group((dataset, a)), rounds.get_group((dataset, b))])
                 risen.setdefault(f"{dataset}_rises", []).append(
                     f"from {means[dataset, a]:.4f} at ε = {a:.3g} to {means[dataset, b]:.4f} at "
                     f"{b:.3g} (the trials' ranges {lows[dataset, a]:.4f}–{highs[dataset, a]:.4f} "
                     f"and {lows[dataset, b]:.4f}–{highs[dataset, b]:.4f}, "
-                    f"{'apart' if apart else 'overlapping'})")
+                    f"{'apart' if apart else 'overlapping'}; "
+                    + (f"{steps.min():.0f} to " if steps.min() < steps.max() else "")
+                    + f"{steps.max():.0f} rounds a run)")
     datasets = means.index.get_level_values("dataset").nunique()
     falling = datasets - len(risen)
     return Outcome("pass" if datasets and not rises else "fail",
@@ -379,8 +382,8 @@ SALARY_PLATEAU = (
     "0.87, 0.89 and 0.97 over the nine epsilon.")
 SMALLEST_EPSILONS_NOISE = (
     "Not seen on titanic at small scale: AIM's mean error over three trials rises "
-    "{titanic_rises}, and falls at every other step. At these ε AIM runs four or "
-    "five rounds on 1,304 records and the error is dominated by the noise draw. Twenty trials "
+    "{titanic_rises}, and falls at every other step. At these ε AIM runs few rounds on "
+    "1,304 records and the error is dominated by the noise draw. Twenty trials "
     "of the same cells (benchmarks/aim_more_trials.py; results/aim/benchmarks/more-trials.csv, "
     "whose first three seeds are the grid's) are consistent with noise: the all-3way mean goes "
     "from 1.41 to 1.51, 1.1 standard errors of the difference, the skewed mean falls (1.59 to "
