@@ -190,6 +190,8 @@ def _beside_the_table(means: pd.DataFrame, artifact: str, mechanism: str) -> str
 
     printed = (TABLE_1 if artifact == "slicing-tab1" else TABLE_3)[
         ("income", PRINTED_AS.get(mechanism, mechanism))]
+    if ("income", mechanism) not in means.index:
+        return "not run on Income"
     ours = means.loc[("income", mechanism)]
     return ", ".join(f"{score} {ours[f'metric.{score}']:.2f} (printed {paper[0]:.2f})"
                      for score, paper in zip(SCORES, printed, strict=True)
