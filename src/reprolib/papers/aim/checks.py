@@ -440,7 +440,7 @@ def _per_epsilon(rows: pd.DataFrame, ratio: pd.Series, prefix: str) -> dict[str,
     error, rounds = zeros["metric.workload_error"], zeros["metric.rounds"].mean()
     low, high = error.min(), error.max()
     figures: dict[str, object] = {}
-    for epsilon in ratio.index:
+    for epsilon in ratio.dropna().index:  # where both AIM and AIM+SZ ran
         at = f"{epsilon:.3g}".replace(".", "_")
         figures |= {f"{prefix}ratio_{at}": ratio[epsilon],
                     f"{prefix}sz_rounds_{at}": rounds[epsilon],
