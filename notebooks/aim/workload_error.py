@@ -269,6 +269,14 @@ show_side_by_side("privmrf", "PrivMRF")
 # %% tags=["hide-input"]
 show_side_by_side("rap", "RAP")
 
+# %% tags=["remove-cell"]
+# RAP and GEM over Figures 1-3's small stores, for the AIM chapter's page (glued once)
+from reprolib.papers.aim.pages import relaxed_baselines_in_words
+
+if artifact == "aim-fig1":
+    for key, words in relaxed_baselines_in_words().items():
+        glue(f"aim-{key.replace('_', '-')}", words, display=False)
+
 
 # %% [markdown]
 # ## What the runs say about the paper's claims

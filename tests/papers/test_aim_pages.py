@@ -217,3 +217,29 @@ def test_grid_rows_come_from_the_committed_store_else_the_pending_grid(tmp_path)
     assert source == "pending" and len(rows) == len(titanic) and set(rows["dataset"]) == {"fire"}
     rows, source = grid_rows("aim-fig1", "msnbc", tmp_path)
     assert rows.empty and source == ""
+
+
+def test_rap_against_independent_is_counted_over_the_stored_settings(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reprolib.experiments import open_store
+    from reprolib.experiments._experiment import store_path
+    from reprolib.papers.aim.pages import relaxed_baselines_in_words
+
+    assert relaxed_baselines_in_words(tmp_path) == {
+        "rap_runs": "0", "gem_runs": "0",
+        "rap_beats_independent": "no setting (no runs of both stored)"}
+    table = pq.read_table(store_path("aim-fig1", "small"))
+    keep = pa.compute.and_(pa.compute.equal(table["dataset"], "titanic"),
+                           pa.compute.is_in(table["mechanism"], pa.array(["RAP", "Independent"])))
+    path = store_path("aim-fig1", "small", tmp_path)
+    path.parent.mkdir(parents=True)
+    pq.write_table(table.filter(keep), path)
+    rows = open_store("aim-fig1", "small", tmp_path).frame()
+    means = rows.groupby(["epsilon", "mechanism"])["metric.workload_error"].mean().unstack()
+    below = int((means["RAP"] < means["Independent"]).sum())
+    words = relaxed_baselines_in_words(tmp_path)
+    assert words["rap_runs"] == str(int((rows["mechanism"] == "RAP").sum()))
+    assert words["rap_beats_independent"].startswith(
+        f"{below} of the {len(means)} (dataset, workload, ε) settings")

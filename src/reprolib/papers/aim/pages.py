@@ -20,6 +20,7 @@ from reprolib.experiments import (
 )
 from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
 from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
+from reprolib.papers.aim.experiments import FIGURE_WORKLOADS
 from reprolib.papers.aim.figures import best_over_rounds, summarise
 from reprolib.papers.aim.setup import WORKLOAD_AWARE, unread_params
 from reprolib.privacy import eps_to_rho
@@ -258,3 +259,26 @@ def grid_rows(artifact: str, dataset: str, root: Path | None = None) -> tuple[pd
         if not rows.empty and dataset in set(rows["dataset"]):
             return rows[rows["dataset"] == dataset], source
     return pd.DataFrame(), ""
+
+
+def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
+    """RAP and GEM in Figures 1-3's ``small`` stores, in words for the chapter page: each one's
+    runs stored (``rap_runs``, ``gem_runs``) and the (dataset, workload, ε) settings in which
+    RAP's mean error is below Independent's (``rap_beats_independent``), with the (dataset,
+    workload) pairs where it never is.
+    """
+    stored = [open_store(artifact, "small", root).frame() for artifact in FIGURE_WORKLOADS]
+    runs = pd.concat([frame for frame in stored if not frame.empty] or [pd.DataFrame(
+        columns=["mechanism", "dataset", "param.workload", "epsilon", "metric.workload_error"])])
+    means = (runs[runs["mechanism"].isin(["RAP", "Independent"])]
+             .groupby(["dataset", "param.workload", "epsilon", "mechanism"])
+             ["metric.workload_error"].mean().unstack().dropna())
+    words = {f"{m.lower()}_runs": f"{int((runs['mechanism'] == m).sum()):,}" for m in ("RAP", "GEM")}
+    if means.empty:
+        return words | {"rap_beats_independent": "no setting (no runs of both stored)"}
+    below = means["RAP"] < means["Independent"]
+    never = [f"{dataset}'s {workload}" for (dataset, workload), wins
+             in below.groupby(level=["dataset", "param.workload"]) if not wins.any()]
+    return words | {"rap_beats_independent": (
+        f"{int(below.sum())} of the {len(below)} (dataset, workload, ε) settings"
+        + (f" (never on {', '.join(never)})" if never else ""))}
