@@ -412,7 +412,8 @@ def adaptation_means(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _adaptation_wins(ctx: CheckContext, scale: str) -> Outcome:
-    summary = adaptation_means(ctx.results(ADAPTATION, scale))
+    rows = ctx.results(ADAPTATION, scale)
+    summary = adaptation_means(rows)
     expected = ("Algorithm 1's mean target accuracy above SliceWass's by more than the standard "
                 "error of the difference, at most (direction, epsilon) pairs")
     means, errors = summary["mean"].unstack(), summary["error"].unstack()
@@ -429,6 +430,7 @@ def _adaptation_wins(ctx: CheckContext, scale: str) -> Outcome:
                    f"{int(wins.sum())}/{len(wins)} pairs clearly ahead (Algorithm 1 vs "
                    f"SliceWass, ± the standard error of the gap): {shown}", expected,
                    {"clear": int(wins.sum()), "pairs": len(wins),
+                    "sigma": f"{rows['metric.sigma'].min():.2g} to {rows['metric.sigma'].max():.2g}",
                     **_alignment_figures(means, private)})
 
 
@@ -467,7 +469,7 @@ NO_ALIGNMENT_GAIN_AT_SMALL = (
     "DP-SWD's own non-private path, with the alignment gradient also passing through the "
     "target's features, matched the source-only accuracy at our 8 epochs (0.706), and "
     "SliceWass without noise at 20 epochs (15 of alignment) reached 0.740 against 0.747 "
-    "without alignment. The releases are also very noisy: sigma is 0.5 to 2 per projection "
+    "without alignment. The releases are also very noisy: sigma is {sigma} per projection "
     "against a projected signal of about 0.03. What differs from the paper: 8 epochs with 5 of "
     "alignment instead of DP-SWD's 100 with 90; the MNIST test set as MNIST; gradients through "
     "the source features only, which the target's privacy requires; DP-SWD's alignment "
