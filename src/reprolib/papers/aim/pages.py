@@ -251,14 +251,16 @@ def baselines_at_paper_settings(root: Path | None = None) -> pd.DataFrame:
 def grid_rows(artifact: str, dataset: str, root: Path | None = None) -> tuple[pd.DataFrame, str]:
     """One dataset's ``small`` rows of ``artifact`` and where they come from: the committed
     store, or, until its grid is merged, its grid's rows so far in ``results/pending/<dataset>``
-    (``"pending"``); empty rows and ``""`` where neither has any.
+    (``"pending"``); no rows (the store's columns) and ``""`` where neither has any.
     """
     root = root or results_dir()
+    rows = pd.DataFrame()
     for source, folder in (("committed", root), ("pending", root / "pending" / dataset)):
-        rows = open_store(artifact, "small", folder).frame() if folder.exists() else pd.DataFrame()
-        if not rows.empty and dataset in set(rows["dataset"]):
-            return rows[rows["dataset"] == dataset], source
-    return pd.DataFrame(), ""
+        stored = open_store(artifact, "small", folder).frame()
+        rows = stored[stored["dataset"] == dataset]
+        if not rows.empty:
+            return rows, source
+    return rows, ""
 
 
 def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
