@@ -203,10 +203,10 @@ def trials(rows, mechanism, epsilon, seed=None):
 msnbc, msnbc_from = grid_rows("aim-fig1", "msnbc")
 fire, fire_from = grid_rows("aim-fig1", "fire")
 for epsilon in (0.01, 10 ** -1.5):
-    print(f"msnbc, ε = {epsilon:.3g} ({msnbc_from or "no"} rows): AIM {trials(msnbc, 'AIM', epsilon)}, "
+    print(f"msnbc, ε = {epsilon:.3g} ({msnbc_from or 'no'} rows): AIM {trials(msnbc, 'AIM', epsilon)}, "
           f"MST {trials(msnbc, 'MST', epsilon)}")
-print(f"fire, ε = 0.316 ({fire_from or "no"} rows): AIM {trials(fire, 'AIM', 10 ** -0.5)}")
-print(f"fire, ε = 31.6, seed 0 ({fire_from or "no"} rows): AIM {trials(fire, 'AIM', 10 ** 1.5, seed=0)}")
+print(f"fire, ε = 0.316 ({fire_from or 'no'} rows): AIM {trials(fire, 'AIM', 10 ** -0.5)}")
+print(f"fire, ε = 31.6, seed 0 ({fire_from or 'no'} rows): AIM {trials(fire, 'AIM', 10 ** 1.5, seed=0)}")
 zeros_grid = open_store("aim-tab3", "small").frame()
 default_home = zeros_grid[zeros_grid.get("param.potentials", pd.Series(dtype=object)).isna()]
 print(f"fire, ε = 0.316, Table 3's grid (100 iterations, 10 MB): AIM "
