@@ -40,7 +40,7 @@ def _runs(slicing_tv, wass_tv, merf_tv=()):
     rows = []
     for mechanism, tv in (("Slicing", slicing_tv), ("SliceWass", wass_tv), ("DP-MERF", merf_tv)):
         for seed, value in enumerate(tv):
-            rows.append({"dataset": "income", "mechanism": mechanism, "seed": seed,
+            rows.append({"dataset": "income", "mechanism": mechanism, "seed": seed, "epsilon": 5.1,
                          **{f"metric.{s}": 0.5 for s in SCORES}, "metric.TVComp": value,
                          "metric.CorrSim": None})
     return pd.DataFrame(rows)
@@ -62,6 +62,12 @@ def test_the_claim_counts_the_pairs_where_algorithm_1_is_ahead(recorded_rows):
     # KSComp, ContSim and LogitRegression tie at 0.5; CorrSim is absent: 1 win of 4 pairs
     outcome = _wins(recorded_rows(_runs([0.6, 0.8], [0.5, 0.5])), "slicing-tab1", "SliceWass")
     assert (outcome.status, outcome.observed.split(" in ")[1][:3]) == ("fail", "1/4")
+    # the figures its deviation quotes: the TVComp gap, 0.2, is twice Algorithm 1's spread, 0.1
+    assert {k: outcome.figures[k] for k in ("epsilon", "won", "pairs", "within_spread",
+                                            "won_by_score")} == {
+        "epsilon": "5.1", "won": 1, "pairs": 4, "within_spread": 3, "won_by_score": "TVComp at 1"}
+    assert outcome.figures["slicing_on_income"].startswith("KSComp 0.50 (printed 0.40), TVComp "
+                                                          "0.70 (printed 0.70)")
     only_ours = _runs([0.6], [])
     assert _wins(recorded_rows(only_ours), "slicing-tab1", "SliceWass").status == "missing"
 
