@@ -2,6 +2,7 @@
 
 import json
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -18,6 +19,7 @@ from reprolib.experiments import (
     regression_check,
     run_experiment,
     scorecard_frame,
+    tally_in_words,
 )
 
 COMMITTED = repo_root() / "results"
@@ -173,3 +175,17 @@ def test_a_deviations_note_quotes_the_figures_its_evaluation_computed(tmp_path):
     assert unquoted.status == "fail" and "'n'" in unquoted.observed and unquoted.note == ""
     undocumented = _documented("fail", deviation=None).run(context)
     assert (undocumented.status, undocumented.note) == ("fail", "")
+
+
+def test_a_tally_in_words_ranks_by_count_then_alphabetically():
+    winners = pd.Series(["PGM", "GEM", "RAP", "GEM", "PGM", "AIM"],
+                        index=["a", "b", "c", "d", "e", "f"])
+    assert tally_in_words(winners) == "GEM at 2, PGM at 2, AIM at 1, RAP at 1"
+    assert tally_in_words(winners, "{label}'s on {count} dataset{s} ({members})") == (
+        "GEM's on 2 datasets (b, d), PGM's on 2 datasets (a, e), AIM's on 1 dataset (f), "
+        "RAP's on 1 dataset (c)")
+    others = winners[winners != "PGM"]
+    assert tally_in_words(others, "{label} {share:.0%}", of=len(winners)) == (
+        "GEM 33%, AIM 17%, RAP 17%")
+    assert tally_in_words(pd.Index(["x", "y", "y"])) == "y at 2, x at 1"
+    assert tally_in_words(pd.Series([], dtype=object)) == "none"

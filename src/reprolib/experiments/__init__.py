@@ -14,6 +14,7 @@ from reprolib.experiments._checks import (
     evaluate_checks,
     regression_check,
     scorecard_frame,
+    tally_in_words,
 )
 from reprolib.experiments._cost import BASES, plan_batch, summarise_plan
 from reprolib.experiments._distributed import compute_cell, compute_on_cluster
@@ -135,5 +136,6 @@ __all__ = [
     "store_path",
     "stored_only",
     "summarise_plan",
+    "tally_in_words",
     "without_paper_setting_time",
 ]

@@ -63,6 +63,25 @@ class Outcome:
     note: str = ""
 
 
+def tally_in_words(labels: pd.Series | pd.Index, template: str = "{label} at {count}", *,
+                   of: int | None = None) -> str:
+    """How often each label of ``labels`` occurs, in words: the most frequent first, ties in
+    alphabetical order, "none" when there is none ("married at 6, owner at 4").
+
+    ``template`` words one label; its fields are ``label``, ``count``, ``share`` (``count`` over
+    ``of``, by default the number of labels), ``members`` (the sorted index entries carrying the
+    label, comma-separated, for a series) and ``s`` ("s" when ``count`` is above one).
+    """
+    labels = pd.Series(labels) if isinstance(labels, pd.Index) else labels
+    total = len(labels) if of is None else of
+    groups = labels.groupby(labels, sort=True).groups
+    ranked = sorted(groups.items(), key=lambda item: -len(item[1]))  # stable: ties alphabetical
+    return ", ".join(template.format(label=label, count=len(members), share=len(members) / total,
+                                     members=", ".join(sorted(map(str, members))),
+                                     s="s" * (len(members) > 1))
+                     for label, members in ranked) or "none"
+
+
 class MissingResults(LookupError):
     """The recorded results a check needs do not exist; the message says how to produce them."""
 

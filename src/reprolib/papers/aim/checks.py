@@ -15,6 +15,7 @@ from reprolib.experiments._checks import (
     CheckContext,
     Outcome,
     regression_check,
+    tally_in_words,
 )
 
 DATA = "the AIM benchmark datasets (the paper's own files)"
@@ -114,12 +115,6 @@ def _winners_in_words(best: pd.DataFrame) -> str:
     return "; ".join(datasets)
 
 
-def _shares_in_words(share: pd.Series, leave_out: str) -> str:
-    """The other mechanisms' shares of the settings, largest first ("MWEM+PGM 28%, MST 14%")."""
-    others = share.drop(leave_out).sort_values(ascending=False)
-    return ", ".join(f"{m} {v:.0%}" for m, v in others.items() if v > 0) or "none"
-
-
 def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     """The paper's PrivMRF findings (Sections 6.2-6.4): without AIM, PrivMRF has the lowest
     error (Figure 1: of every mechanism; Figure 2: of PrivMRF and the workload-aware ones), and
@@ -139,7 +134,8 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
     figures: dict[str, object] = {"settings": len(best), "by_dataset": _winners_in_words(best)}
     if artifact != "aim-fig3":
         share = best_share(rows, compared)
-        figures |= {"share": float(share["PrivMRF"]), "others": _shares_in_words(share, "PrivMRF")}
+        figures |= {"share": float(share["PrivMRF"]), "others": tally_in_words(
+            best["mechanism"][best["mechanism"] != "PrivMRF"], "{label} {share:.0%}", of=len(best))}
         return Outcome("pass" if share["PrivMRF"] >= 0.5 else "fail",
                        f"PrivMRF lowest mean error in {share['PrivMRF']:.0%} of settings among "
                        f"{', '.join(compared)}{_absent(rows, compared)}", ">= 50 % of settings",

@@ -24,6 +24,7 @@ from reprolib.experiments._checks import (
     MissingResults,
     Outcome,
     regression_check,
+    tally_in_words,
 )
 from reprolib.experiments._scales import Scale
 from reprolib.mechanisms.particles.privpgd import PrivPGDConfig
@@ -63,6 +64,10 @@ BEATS_GEM_AT_SMALL = (
     "With PrivPGD at the paper's settings the claim holds against both "
     "(the paper-scale check: at ε = 2.5 on the same datasets and seeds), so the cut, not GEM, "
     f"decides it. {_UNEQUAL}")
+
+#: How :func:`tally_in_words` names the lowest mechanism per dataset ("Private GSD's on 7
+#: datasets (blackfriday, ...), PGM+AIM's on 2 (medical, taxi)").
+LEADERS = "{label}'s on {count} dataset{s} ({members})"
 
 
 def _means(ctx: CheckContext, artifact: str, metric: str) -> pd.DataFrame:
@@ -159,17 +164,8 @@ def _lowest_sw1(ctx: CheckContext) -> Outcome:
     means = _means(ctx, "privpgd-fig1", "sw1")
     outcome = _share(means.idxmin(axis=1) == "PrivPGD",
                      "datasets where PrivPGD has the lowest SW1")
-    return dataclasses.replace(outcome, figures={"leaders": _leaders(means.idxmin(axis=1))})
-
-
-def _leaders(best: pd.Series) -> str:
-    """Which mechanism is lowest on how many datasets, and which ("Private GSD's on 7 datasets
-    (blackfriday, ...), PGM+AIM's on 2 (medical, taxi)"), the most first.
-    """
-    by_mechanism = best.groupby(best).groups
-    ranked = sorted(by_mechanism.items(), key=lambda item: (-len(item[1]), item[0]))
-    return ", ".join(f"{mechanism}'s on {len(datasets)} dataset{'s' * (len(datasets) > 1)} "
-                     f"({', '.join(sorted(datasets))})" for mechanism, datasets in ranked)
+    leaders = tally_in_words(means.idxmin(axis=1), LEADERS)
+    return dataclasses.replace(outcome, figures={"leaders": leaders})
 
 
 def _at_paper_settings(ctx: CheckContext) -> tuple[pd.DataFrame, pd.Series]:
@@ -196,7 +192,7 @@ def _lowest_sw1_at_paper_settings(ctx: CheckContext) -> Outcome:
     best = means.idxmin(axis=1)
     return dataclasses.replace(outcome, observed=f"{outcome.observed}; lowest: " + ", ".join(
         f"{d} {best[d]} ({runs[d]} seed{'s' if runs[d] > 1 else ''})" for d in means.index),
-        figures={"leaders": _leaders(best), "datasets": len(means),
+        figures={"leaders": tally_in_words(best, LEADERS), "datasets": len(means),
                  "below_aim": int((means["PrivPGD"] < means["PGM+AIM"]).sum())})
 
 

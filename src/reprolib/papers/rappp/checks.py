@@ -19,6 +19,7 @@ from reprolib.experiments._checks import (
     CheckContext,
     Outcome,
     regression_check,
+    tally_in_words,
 )
 from reprolib.experiments._scales import Scale
 from reprolib.papers.rappp.annealing import ANNEALED, FIXED
@@ -313,8 +314,8 @@ def _rappp_best(summary: pd.DataFrame, tolerance: float, what: str) -> Outcome:
              for row in misses.index]
     figures = {
         "misses": len(misses), "pairs": len(short),
-        "by_target": _counts(misses.index, "target"),
-        "by_rival": _counts(pd.Index(ahead, name="rival"), "rival"),
+        "by_target": tally_in_words(misses.index.get_level_values("target")),
+        "by_rival": tally_in_words(ahead),
         "within_noise": int(sum(-gap <= bound for gap, bound in zip(misses, noise, strict=True))),
         "behind": "; ".join(
             f"at ε = {epsilon:g} {ahead[(target, epsilon)]}'s "
@@ -360,7 +361,7 @@ def _pgm_primary(ctx: CheckContext, scale: str) -> Outcome:
                 f"the {len(errors)} (task, epsilon) pairs ({_span(errors[rival])} against PGM's "
                 f"{_span(errors['PGM'])}; below RAP++'s at "
                 f"{int((errors[rival] < errors['RAP++']).sum())}), its F1 the higher at "
-                f"{len(f1) - higher} ({_counts(f1.index[f1[rival] > f1['PGM']], 0)}), PGM's "
+                f"{len(f1) - higher} ({tally_in_words(f1.index[f1[rival] > f1['PGM']].get_level_values(0))}), PGM's "
                 "categorical-marginal error the lower at "
                 f"{int((categorical['PGM'] < categorical[rival]).sum())}")
     return Outcome("pass" if verdicts and not fails else "fail", "; ".join(verdicts),
@@ -372,15 +373,6 @@ def _pgm_primary(ctx: CheckContext, scale: str) -> Outcome:
 def _span(values: pd.Series) -> str:
     """The range of ``values`` in words: "0.020 to 0.081"."""
     return f"{values.min():.3f} to {values.max():.3f}"
-
-
-def _counts(index: pd.Index, level: int | str) -> str:
-    """How often each value of one level of ``index`` occurs, most often first ("married at 6,
-    owner at 4"), ties in alphabetical order; "none" for an empty index.
-    """
-    counts = (index.get_level_values(level).value_counts().sort_index()
-              .sort_values(ascending=False, kind="stable"))  # ties alphabetically
-    return ", ".join(f"{value} at {count}" for value, count in counts.items()) or "none"
 
 
 def _single_task_claims(scale: Scale) -> list[Check]:

@@ -21,6 +21,7 @@ from reprolib.experiments._checks import (
     CheckContext,
     Outcome,
     regression_check,
+    tally_in_words,
 )
 from reprolib.papers.slicing.calibration import ARTIFACT, CURVES
 
@@ -168,13 +169,12 @@ def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:
              if not np.isnan(means.loc[(task, "Slicing"), f"metric.{score}"])]
     wins = [p for p in pairs if means.loc[(p[0], "Slicing"), f"metric.{p[1]}"]
             > means.loc[(p[0], rival), f"metric.{p[1]}"]]
-    won = pd.Series([score for _, score in wins], dtype=object).value_counts()
     within = [(t, s) for t, s in pairs  # the gap within the larger of the two seed spreads
               if abs(means.loc[(t, "Slicing"), f"metric.{s}"] - means.loc[(t, rival), f"metric.{s}"])
               <= max(spreads.loc[(t, m), f"metric.{s}"] for m in ("Slicing", rival))]
     figures = {"epsilon": ", ".join(f"{e:g}" for e in sorted(rows["epsilon"].unique())),
                "won": len(wins), "pairs": len(pairs), "within_spread": len(within),
-               "won_by_score": ", ".join(f"{s} at {n}" for s, n in won.items()) or "none",
+               "won_by_score": tally_in_words(pd.Series([score for _, score in wins], dtype=object)),
                **{f"{key}_on_income": _beside_the_table(means, artifact, mechanism)
                   for key, mechanism in (("rival", rival), ("slicing", "Slicing"))}}
     return Outcome("pass" if 2 * len(wins) > len(pairs) else "fail",
