@@ -247,25 +247,38 @@ def _rerun(args: argparse.Namespace) -> int:
 
 
 def _rerun_dry_run(args: argparse.Namespace, changes: Sequence[OutputChange]) -> int:
-    """List, per store, the rows a re-run would replace; compute nothing."""
+    """List, per store, the rows a re-run would replace, and count those it leaves because git
+    cannot place them against a change; compute nothing.
+    """
     from reprolib.experiments import outdated_rows, store_path
+    from reprolib.experiments._staleness import UNPLACED
 
     readers: dict[Path, list[str]] = {}  # several artifacts may read one store
     for artifact in [get_artifact(args.artifact)] if args.artifact else artifacts_of():
         readers.setdefault(store_path(artifact.id, args.scale), []).append(artifact.id)
     rows = [["artifacts", "rows", "mechanisms", "predate", "hours as recorded"]]
+    unplaced: dict[str, int] = {}
     for path, ids in readers.items():
-        outdated = (outdated_rows(ids[0], args.scale, changes=changes, unplaced=True)
-                    if path.is_file() else None)
-        if outdated is not None and len(outdated):
+        if not path.is_file():
+            continue
+        found = outdated_rows(ids[0], args.scale, changes=changes, unplaced=True)
+        outdated = found[found["change"] != UNPLACED]
+        if count := int((found["change"] == UNPLACED).sum()):
+            unplaced[", ".join(ids)] = count
+        if len(outdated):
             rows.append([", ".join(ids), str(len(outdated)),
                          ", ".join(sorted(set(outdated["mechanism"]))),
                          ", ".join(sorted(set(outdated["change"]))),
                          f"{outdated['wall_time_s'].sum() / 3600:.2f}"])
     if len(rows) == 1:
-        print(f"every stored row at scale {args.scale} is current; nothing to re-run")
+        print(f"every stored row at scale {args.scale} that git can place is current; nothing "
+              "to re-run")
     else:
         _print_table(rows)
+    if unplaced:
+        print("not re-run: rows recorded after such a change was committed, at revisions this "
+              "checkout cannot place (e.g. 'unknown', recorded outside a git checkout), which "
+              "may predate it: " + "; ".join(f"{n} of {ids}" for ids, n in unplaced.items()))
     return 0
 
 

@@ -1,6 +1,7 @@
 import pandas as pd
 import pytest
 
+from reprolib.experiments import artifacts_of
 from reprolib.experiments._staleness import (
     OUTPUT_CHANGES,
     UNPLACED,
@@ -32,6 +33,17 @@ def test_rows_before_a_change_of_their_mechanism_are_due_to_rerun(history) -> No
         "after such a change was committed, may predate it")
     current = rows.iloc[2:5]
     assert rerun_summary(current, changes, repository) == ""
+
+
+def test_a_change_of_scoring_moves_every_mechanism_of_the_stores_it_names(history) -> None:
+    repository, (before, change, _) = history
+    changes = (OutputChange(change, COMMITTED, (), "a score", ("rappp-fig8",)),)
+    rows = pd.DataFrame({"artifact": ["rappp-fig8", "rappp-fig8", "rappp-fig8", "aim-fig1"],
+                         "mechanism": ["PGM", "original", "PGM", "PGM"],
+                         "git_revision": [before, before, change, before],
+                         "created_at": [LATER] * 4})
+    assert rows_to_rerun(rows, changes, repository).tolist() == [change[:7]] * 2 + ["", ""]
+    assert rows_to_rerun(rows.drop(columns="artifact"), changes, repository).tolist() == [""] * 4
 
 
 def test_a_row_is_marked_with_the_last_change_it_predates(history) -> None:
@@ -72,6 +84,7 @@ def test_registered_changes_name_full_commits_and_registered_mechanisms() -> Non
     for change in OUTPUT_CHANGES:
         assert len(change.commit) == 40 and int(change.commit, 16) >= 0
         assert set(change.mechanisms) <= names, change
+        assert set(change.artifacts) <= {artifact.id for artifact in artifacts_of()}, change
         assert pd.Timestamp(change.committed).tzinfo is not None
 
 
@@ -156,16 +169,23 @@ def test_the_dry_run_lists_each_stores_outdated_rows_and_their_hours(scratch_dir
     from reprolib.experiments import Cell, collect_provenance, open_store
 
     assert cli.main(["rerun", "--dry-run"]) == 0
-    assert capsys.readouterr().out == "every stored row at scale small is current; nothing to re-run\n"
-    store = open_store("rappp-fig8", "small")  # a store several artifacts read
-    for seed, mechanism in enumerate(["RAP", "RAP", "PGM"]):  # PGM: no change registered
-        store.append(Cell(artifact="rappp-fig8", mechanism=mechanism, dataset="d", epsilon=1.0,
-                          delta=None, seed=seed, params={}), scale="small", metrics={},
-                     wall_time_s=1800.0, provenance={**collect_provenance("cpu"),
-                                                     "git_revision": "unknown"})
+    assert capsys.readouterr().out == (
+        "every stored row at scale small that git can place is current; nothing to re-run\n")
+    store = open_store("privpgd-fig4", "small")  # a store several artifacts read
+    for seed, (mechanism, recorded) in enumerate([  # no change of PrivPGD's is registered
+            ("GEM", "2000-01-01T00:00:00+00:00"), ("GEM", "2000-01-01T00:00:00+00:00"),
+            ("GEM", None), ("PrivPGD", "2000-01-01T00:00:00+00:00")]):
+        provenance = {**collect_provenance("cpu"), "git_revision": "unknown"}
+        store.append(Cell(artifact="privpgd-fig4", mechanism=mechanism, dataset="d",
+                          epsilon=1.0, delta=None, seed=seed, params={}), scale="small",
+                     metrics={}, wall_time_s=1800.0,
+                     provenance=provenance | ({"created_at": recorded} if recorded else {}))
     assert cli.main(["rerun", "--dry-run"]) == 0
-    table = [line.split() for line in capsys.readouterr().out.splitlines()]
-    assert table == [
+    said = capsys.readouterr().out.splitlines()
+    gem = next(change.short for change in reversed(OUTPUT_CHANGES) if "GEM" in change.mechanisms)
+    assert [line.split() for line in said[:2]] == [
         ["artifacts", "rows", "mechanisms", "predate", "hours", "as", "recorded"],
-        ["rappp-fig2,", "rappp-fig4,", "rappp-fig7,", "rappp-fig8", "2", "RAP", "not", "placed",
+        ["privpgd-fig4,", "privpgd-fig6,", "privpgd-tab3,", "privpgd-tab4", "2", "GEM", gem,
          "1.00"]]
+    assert said[2].startswith("not re-run: rows recorded after such a change") and said[2].endswith(
+        "1 of privpgd-fig4, privpgd-fig6, privpgd-tab3, privpgd-tab4")

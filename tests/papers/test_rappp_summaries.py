@@ -66,13 +66,16 @@ def test_the_speed_summary_names_each_paper_size_run_against_the_goal():
     assert speed_summary(pd.DataFrame(rows[2:])).startswith("No paper-size run")
 
 
-def test_the_runs_scored_before_the_seeded_linear_model_are_counted():
-    from reprolib.papers.rappp.pages import SEEDED_SCORE, unseeded_scores
+def test_the_runs_scored_before_the_seeded_linear_model_are_due_to_rerun():
+    from reprolib.experiments import OUTPUT_CHANGES
+    from reprolib.experiments._staleness import rows_to_rerun
 
+    seeded = next(change for change in OUTPUT_CHANGES if change.short == "abc8b51")
     before = {"git_revision": "31e6533181eec86c3bc0b75ba7e18cbcaf38a053",  # abc8b51's parent
               "created_at": "2026-11-24T20:00:00+00:00"}
-    after = {"git_revision": SEEDED_SCORE.commit, "created_at": "2026-11-25T09:00:00+00:00"}
-    runs = pd.DataFrame([{"mechanism": m, **when} for m, when in
-                         (("RAP++", before), ("original", before), ("PGM", after))])
-    assert unseeded_scores(runs).startswith("2 of the 3 runs were scored before abc8b51")
-    assert unseeded_scores(runs.iloc[2:]) == ""
+    after = {"git_revision": seeded.commit, "created_at": "2026-11-25T09:00:00+00:00"}
+    runs = pd.DataFrame([{"artifact": a, "mechanism": m, **when} for a, m, when in (
+        ("rappp-fig8", "RAP++", before), ("rappp-fig9", "original", before),
+        ("rappp-fig3", "PGM", after), ("aim-fig1", "PGM", before))])  # AIM scores no F1
+    marks = rows_to_rerun(runs, (seeded,)).tolist()
+    assert marks[:2] == ["abc8b51"] * 2 and "abc8b51" not in marks[2:]

@@ -1,10 +1,10 @@
 """Stored rows that a later change of code no longer reproduces.
 
-A change that moves what a mechanism computes, even at the level of float rounding, leaves the
-rows recorded before it standing until they are re-run: they reproduce at the revision they
-record, not at the current one. Each such change is registered once in :data:`OUTPUT_CHANGES`;
-:func:`rows_to_rerun` finds the rows that predate a change of their mechanism, so the pages can
-say how much of a figure is still to re-run.
+A change that moves what a mechanism computes or how its runs are scored, even at the level of
+float rounding, leaves the rows recorded before it standing until they are re-run: they
+reproduce at the revision they record, not at the current one. Each such change is registered once in :data:`OUTPUT_CHANGES`;
+:func:`rows_to_rerun` finds the rows that predate a change that moves them, so the pages can say
+how much of a figure is still to re-run.
 """
 
 from __future__ import annotations
@@ -26,14 +26,29 @@ class OutputChange:
     Attributes:
         commit: the commit's full hash.
         committed: its commit time (ISO 8601): a row recorded before it cannot contain it.
-        mechanisms: the mechanisms (as the stores name them) whose runs it moves.
+        mechanisms: the mechanisms (as the stores name them) whose runs it moves; empty: every
+            mechanism of ``artifacts``' stores (a change of how runs are scored).
         what: the change, in a few words.
+        artifacts: the stores (by the artifact id their rows record) whose runs it moves;
+            empty: every store's.
     """
 
     commit: str
     committed: str
     mechanisms: tuple[str, ...]
     what: str
+    artifacts: tuple[str, ...] = ()
+
+    def moves(self, results: pd.DataFrame) -> pd.Series:
+        """Which rows of ``results`` are of runs this change moves (whether or not they
+        predate it).
+        """
+        hit = pd.Series(True, index=results.index)
+        if self.mechanisms:
+            hit &= results["mechanism"].isin(self.mechanisms)
+        if self.artifacts:
+            hit &= "artifact" in results and results["artifact"].isin(self.artifacts)
+        return hit
 
     @property
     def short(self) -> str:
@@ -43,6 +58,11 @@ class OutputChange:
 
 #: Every change that moved stored runs, oldest first; add one with each such commit.
 OUTPUT_CHANGES: tuple[OutputChange, ...] = (
+    OutputChange("abc8b5156921b7fa3c06e569fdd4d0b3a80b9a7b", "2026-11-24T21:28:34+00:00", (),
+                 "the F1 scores' linear model seeds liblinear's coordinate order, which it "
+                 "drew from NumPy's global state: the F1 of a model stopped before converging "
+                 "moves by a few thousandths",
+                 ("rappp-fig3", "rappp-fig8", "rappp-fig9")),
     OutputChange("2e01ef3c231cf45e4fc010db54ed72e49d4d6973", "2026-12-06T01:31:19+00:00", ("GEM",),
                  "GEM's step differentiates through the kept cells only: same loss and "
                  "gradient, other float sums"),
@@ -58,7 +78,7 @@ UNPLACED = "not placed"
 
 def rows_to_rerun(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPUT_CHANGES,
                   repository: Path | None = None) -> pd.Series:
-    """For each stored row, the short hash of the last change of its mechanism that it predates,
+    """For each stored row, the short hash of the last change that moves it and that it predates,
     :data:`UNPLACED` where that cannot be told, else "" (the current code reproduces it).
 
     A row predates a change when git says its ``git_revision`` does not contain the change's
@@ -78,7 +98,7 @@ def rows_to_rerun(results: pd.DataFrame, changes: Sequence[OutputChange] = OUTPU
     created = (pd.to_datetime(results["created_at"], utc=True, format="ISO8601")
                if "created_at" in results else pd.Series(pd.NaT, index=results.index))
     for change in changes:
-        affected = results["mechanism"].isin(change.mechanisms)
+        affected = change.moves(results)
         for revision in revisions[affected].unique():
             hit = affected & (revisions == revision)
             contains = _descends_from(revision, change.commit, where) if usable else None

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import get_args
 
 import pandas as pd
 
 from reprolib._paths import results_dir
 from reprolib.experiments import (
     PAPER_SETTING_COLUMNS,
-    OutputChange,
     benchmark_rows,
     compute_summary,
 )
 from reprolib.experiments._scales import Scale
-from reprolib.experiments._staleness import rows_to_rerun
 from reprolib.papers.rappp.checks import PAPER_TABLE_2, importance_gains
 from reprolib.papers.rappp.comparison import (
     ORIGINAL,
-    Mechanism,
     pending_datasets,
     pending_mechanisms,
 )
@@ -95,26 +91,6 @@ def features_table(frame: pd.DataFrame) -> pd.DataFrame:
                         ).fillna("")
 
 
-#: The commit from which the linear model that scores the runs' F1 seeds liblinear's coordinate
-#: order (before, liblinear drew it from NumPy's global state). Not an output change of the
-#: registry, which counts rows to re-run by mechanism across papers: this one moves the F1 of
-#: RAP++'s comparison runs only, by a few thousandths where the model stops before converging.
-SEEDED_SCORE = OutputChange("abc8b5156921b7fa3c06e569fdd4d0b3a80b9a7b",
-                            "2026-11-24T21:28:34+00:00", (ORIGINAL, *get_args(Mechanism)),
-                            "the F1 scores' linear model seeded")
-
-
-def unseeded_scores(results: pd.DataFrame) -> str:
-    """A sentence counting the runs scored before :data:`SEEDED_SCORE` ("" where none are)."""
-    unseeded = int((rows_to_rerun(results, (SEEDED_SCORE,)) == SEEDED_SCORE.short).sum())
-    if not unseeded:
-        return ""
-    return (f"{unseeded} of the {len(results)} runs were scored before {SEEDED_SCORE.short} "
-            "seeded the linear model's coordinate order (liblinear drew it from NumPy's global "
-            "state): where the model stops before converging their F1 can differ by a few "
-            "thousandths, so differences of that size are not findings there.")
-
-
 def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> str:
     """One paragraph on what was run for a comparison figure: datasets, seeds, mechanisms, the
     compute knobs, the datasets still to run and the compute, wrapped for an output cell.
@@ -158,7 +134,7 @@ def describe_comparison(results: pd.DataFrame, artifact: str, scale: Scale) -> s
     if pending_mechanisms(artifact, scale):
         parts.append("Re-implemented, not yet run at this scale: "
                      f"{', '.join(pending_mechanisms(artifact, scale))}.")
-    parts += [unseeded_scores(results), f"Compute: {compute_summary(results)}."]
+    parts.append(f"Compute: {compute_summary(results)}.")
     return textwrap.fill(" ".join(filter(None, parts)), 72)
 
 
