@@ -181,24 +181,11 @@ else:
 # merged into it, from the grid's rows so far under `results/pending/`):
 
 # %% tags=["hide-input"]
-import numpy as np
 import pandas as pd
 
 from reprolib.experiments import open_store
 from reprolib.papers.aim.pages import grid_rows
-
-
-def trials(rows, mechanism, epsilon, seed=None):
-    """Mean workload error of ``mechanism``'s trials at ``epsilon`` (one seed's run if given)."""
-    hit = rows[(rows["mechanism"] == mechanism) & np.isclose(rows["epsilon"], epsilon, rtol=1e-3)]
-    hit = hit if seed is None else hit[hit["seed"] == seed]
-    if hit.empty:
-        return "not run yet"
-    error = hit["metric.workload_error"]
-    spread = f", {error.min():.3f} to {error.max():.3f}" if len(hit) > 1 else ""
-    rounds = f"; {hit['metric.rounds'].mean():.0f} rounds" if mechanism == "AIM" else ""
-    return f"{error.mean():.4f} ({len(hit)} trial{'s' * (len(hit) > 1)}{spread}{rounds})"
-
+from reprolib.papers.aim.pages import trials_in_words as trials
 
 msnbc, msnbc_from = grid_rows("aim-fig1", "msnbc")
 fire, fire_from = grid_rows("aim-fig1", "fire")
@@ -207,6 +194,10 @@ for epsilon in (0.01, 10 ** -1.5):
           f"MST {trials(msnbc, 'MST', epsilon)}")
 print(f"fire, ε = 0.316 ({fire_from or 'no'} rows): AIM {trials(fire, 'AIM', 10 ** -0.5)}")
 print(f"fire, ε = 31.6, seed 0 ({fire_from or 'no'} rows): AIM {trials(fire, 'AIM', 10 ** 1.5, seed=0)}")
+glue("aim-msnbc-thousand", f"{trials(msnbc, 'AIM', 1)} at ε = 1 and "
+     f"{trials(msnbc, 'AIM', 10 ** 0.5)} at ε = 3.16", display=False)  # for the chapter page
+glue("aim-fire-thousand", f"{trials(fire, 'AIM', 10 ** 1.5)} at ε = 31.6 and "
+     f"{trials(fire, 'AIM', 100)} at ε = 100", display=False)
 zeros_grid = open_store("aim-tab3", "small").frame()
 default_home = zeros_grid[zeros_grid.get("param.potentials", pd.Series(dtype=object)).isna()]
 print(f"fire, ε = 0.316, Table 3's grid (100 iterations, 10 MB): AIM "

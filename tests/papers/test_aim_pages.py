@@ -219,6 +219,19 @@ def test_grid_rows_come_from_the_committed_store_else_the_pending_grid(tmp_path)
     assert rows.empty and source == ""
 
 
+def test_trials_are_worded_with_their_range_and_aims_rounds():
+    from reprolib.papers.aim.pages import trials_in_words
+
+    rows = pd.DataFrame({"mechanism": ["AIM", "AIM", "AIM", "MST"],
+                         "epsilon": [10 ** 0.5, 3.1623, 1.0, 10 ** 0.5], "seed": [0, 1, 0, 0],
+                         "metric.workload_error": [0.04, 0.05, 0.2, 0.1],
+                         "metric.rounds": [40, 42, 30, 0]})
+    assert trials_in_words(rows, "AIM", 10 ** 0.5) == "0.0450 (2 trials, 0.040 to 0.050; 41 rounds)"
+    assert trials_in_words(rows, "AIM", 10 ** 0.5, seed=1) == "0.0500 (1 trial; 42 rounds)"
+    assert trials_in_words(rows, "MST", 10 ** 0.5) == "0.1000 (1 trial)"
+    assert trials_in_words(rows, "MST", 100) == "not run yet"
+
+
 def test_rap_against_independent_is_counted_over_the_stored_settings(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
