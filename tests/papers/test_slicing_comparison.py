@@ -5,7 +5,7 @@ import pandas as pd
 from reprolib.mechanisms import build
 from reprolib.papers.slicing.checks import _wins
 from reprolib.papers.slicing.comparison import SETTINGS, TABLE_1, TABLE_3, mechanism_config
-from reprolib.papers.slicing.pages import comparison_table
+from reprolib.papers.slicing.pages import comparison_table, pate_gan_cost_in_words
 from reprolib.papers.slicing.reported import SCORES
 
 
@@ -76,3 +76,17 @@ def test_the_merf_claim_counts_the_pairs_where_algorithm_1_is_ahead_of_dp_merf(r
     rows = recorded_rows(_runs([0.6, 0.8], [], [0.4, 0.4]))
     outcome = _wins(rows, "slicing-tab1", "DP-MERF")
     assert (outcome.status, outcome.observed.split(" in ")[1][:3]) == ("fail", "1/4")
+
+
+def test_pate_gans_cost_is_worded_from_its_runs():
+    runs = pd.DataFrame({"mechanism": ["PATE-GAN"] * 3 + ["Slicing"], "epsilon": 5.1,
+                         "dataset": ["mobility", "mobility", "income", "income"],
+                         "seed": [0, 1, 0, 0], "device": "cpu A",
+                         "metric.iterations": [729.0, 729.0, 729.0, None],
+                         "metric.votes": [233280.0, 233280.0, 233280.0, None],
+                         "metric.teachers": [8.0, 8.0, 25.0, None],
+                         "wall_time_s": [23.4, 25.2, 193.0, 1.0]})
+    assert pate_gan_cost_in_words(runs) == (
+        "at ε = 5.1 the budget lasted 729 iterations and 233,280 votes on every task; a run "
+        "took (2 seeds, on cpu A) mobility, 8 teachers: 23 to 25 s; income, 25 teachers: 193 s")
+    assert pate_gan_cost_in_words(runs[runs["mechanism"] == "Slicing"]) == ""

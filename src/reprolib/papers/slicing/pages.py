@@ -63,6 +63,26 @@ def comparison_table(frame: pd.DataFrame, artifact: str) -> pd.DataFrame:
     return table
 
 
+def pate_gan_cost_in_words(frame: pd.DataFrame) -> str:
+    """PATE-GAN's runs in ``frame`` in words: the iterations and votes until the budget was
+    spent, and per task the teachers and the range of the runs' wall times ("" if none ran).
+    """
+    runs = frame[frame["mechanism"] == "PATE-GAN"]
+    if runs.empty:
+        return ""
+    spent = ", ".join(sorted({f"{i:,.0f} iterations and {v:,.0f} votes" for i, v in
+                              zip(runs["metric.iterations"], runs["metric.votes"], strict=True)}))
+    epsilons = ", ".join(f"{e:g}" for e in sorted(runs["epsilon"].unique()))
+    tasks = "; ".join(
+        f"{task}, {rows['metric.teachers'].iloc[0]:,.0f} teachers: "
+        + " to ".join(dict.fromkeys(f"{t:.0f}" for t in rows["wall_time_s"].agg(["min", "max"])))
+        + " s" for task, rows in runs.groupby("dataset", sort=False))
+    seeds = runs["seed"].nunique()
+    return (f"at ε = {epsilons} the budget lasted {spent} on every task; a run took "
+            f"({seeds} seed{'s' * (seeds > 1)}, on {', '.join(sorted(runs['device'].unique()))}) "
+            f"{tasks}")
+
+
 def _as_printed(mean: float, std: float) -> str:
     """A reported mean ± std with the paper's decimals (two, three for its 0.001 and 0.003)."""
     return f"{mean:.2f} ± {std:.2f}" if round(std, 2) == std else f"{mean:.2f} ± {std:.3f}"
