@@ -2,9 +2,9 @@
 
 A change that moves what a mechanism computes or how its runs are scored, even at the level of
 float rounding, leaves the rows recorded before it standing until they are re-run: they
-reproduce at the revision they record, not at the current one. Each such change is registered once in :data:`OUTPUT_CHANGES`;
-:func:`rows_to_rerun` finds the rows that predate a change that moves them, so the pages can say
-how much of a figure is still to re-run.
+reproduce at the revision they record, not at the current one. Each such change is registered
+once in :data:`OUTPUT_CHANGES`; :func:`rows_to_rerun` finds the rows that predate a change that
+moves them, so the pages can say how much of a figure is still to re-run.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ class OutputChange:
         if self.mechanisms:
             hit &= results["mechanism"].isin(self.mechanisms)
         if self.artifacts:
-            hit &= "artifact" in results and results["artifact"].isin(self.artifacts)
+            stores = results["artifact"] if "artifact" in results else pd.Series("", hit.index)
+            hit &= stores.isin(self.artifacts)
         return hit
 
     @property

@@ -356,12 +356,13 @@ def _pgm_primary(ctx: CheckContext, scale: str) -> Outcome:
         if lower > len(errors) / 2 and higher > len(f1) / 2:
             holds.append(f"{rival} ({verdict})")
         else:
+            above_pgm = f1.index[f1[rival] > f1["PGM"]]
             fails.append(
                 f"{rival}'s mean mixed-marginal error is the lower at {len(errors) - lower} of "
                 f"the {len(errors)} (task, epsilon) pairs ({_span(errors[rival])} against PGM's "
                 f"{_span(errors['PGM'])}; below RAP++'s at "
                 f"{int((errors[rival] < errors['RAP++']).sum())}), its F1 the higher at "
-                f"{len(f1) - higher} ({tally_in_words(f1.index[f1[rival] > f1['PGM']].get_level_values(0))}), PGM's "
+                f"{len(f1) - higher} ({tally_in_words(above_pgm.get_level_values(0))}), PGM's "
                 "categorical-marginal error the lower at "
                 f"{int((categorical['PGM'] < categorical[rival]).sum())}")
     return Outcome("pass" if verdicts and not fails else "fail", "; ".join(verdicts),
