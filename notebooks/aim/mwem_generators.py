@@ -29,8 +29,8 @@
 #
 # At `small` scale Figure 7 runs the profile's nine ε and three trials on titanic and nltcs, two
 # of its four datasets. Each round of MWEM+RP takes 1,000 Adam steps on 1,000 relaxed rows
-# against every marginal measured so far, about a minute for a T = 20 run on these two datasets
-# on one CPU core; on adult, whose 3-way marginals are far larger, one T = 20 run had not finished
+# against every marginal measured so far, under a minute for a T = 20 run on these two datasets
+# on one CPU core (the lines below the settings give the medians); on adult, whose 3-way marginals are far larger, one T = 20 run had not finished
 # after 17 minutes, so adult and salary wait for a GPU.
 
 # %% tags=["parameters", "remove-cell"]
@@ -71,6 +71,11 @@ if cuts:
     print("cut below this scale's profile until Figure 7's whole grid is computed: "
           + "; ".join(cuts))
 print(f"compute: {compute_summary(results)}")
+longest = results[results["param.rounds"] == results["param.rounds"].max()]
+for mechanism, runs in longest.groupby("mechanism"):
+    minutes = runs.groupby("dataset")["wall_time_s"].median() / 60
+    print(f"{mechanism} at T = {runs['param.rounds'].iloc[0]}, median minutes a run: "
+          + ", ".join(f"{dataset} {value:.2g}" for dataset, value in minutes.items()))
 
 # %% tags=["hide-input"]
 glue("aim-fig7-figure", mwem_comparison(results))

@@ -37,12 +37,14 @@ from reprolib.papers.aim.pages import (
     speed_benchmark,
     speed_benchmark_path,
 )
+from reprolib.papers.aim.reference import speed_bar_in_words
 from reprolib.papers.aim.setup import DELTA
 
 results = run_experiment("aim-fig6", scale=scale, device=device, progress=False,
                          overrides=overrides)
 glue("aim-delta", DELTA, display=False)
 glue("aim-speed-csv", f"results/{SPEED_CSV.as_posix()}", display=False)
+glue("aim-speed-bar", speed_bar_in_words(), display=False)
 print(f"scale = {scale} ({SCALE_MEANING[scale]}): {len(results)} AIM runs of Figure 1, "
       f"{results['metric.pgm_iters'].iloc[0]} Private-PGM iterations per round, capacity "
       f"{results['metric.max_model_size_mb'].iloc[0]} MB")
@@ -59,9 +61,10 @@ runtime_table(results).style.format({"runtime (s)": "{:.1f}", "rounds": "{:.0f}"
 #
 # `benchmarks/aim_speed.py` times single AIM runs and appends one row per run to
 # {glue:text}`aim-speed-csv:s` (the command lines are in its docstring). The speed bar we hold
-# ourselves to: on nltcs with the all-3way workload at ε = 1, δ = {glue:text}`aim-delta:g`, 80 MB and 100
-# Private-PGM iterations per round, the authors' 2022 numpy implementation takes about 3.5 s per
-# round and 3 minutes per run on one core. Our rows below say how many cores each run could use
+# ourselves to is the authors' 2022 numpy implementation at one setting: nltcs, the all-3way
+# workload, ε = 1, δ = {glue:text}`aim-delta:g`, 80 MB and 100 Private-PGM iterations per round.
+# In the side-by-side runs further down (seed 0, wall times on this shared 2-core machine):
+# {glue:text}`aim-speed-bar:s`. Our rows below say how many cores each run could use
 # and which code ran (`git_revision`): rows before 05516f6 ran mbi's own mirror descent, which
 # compiled new JAX programs every round. The paper's own setting on fire (80 MB, 1,000
 # iterations a round and 2,500 for the final fit, ε = 10) ran as a paper-scale cell of

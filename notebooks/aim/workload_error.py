@@ -271,11 +271,14 @@ show_side_by_side("rap", "RAP")
 
 # %% tags=["remove-cell"]
 # RAP and GEM over Figures 1-3's small stores, for the AIM chapter's page (glued once)
-from reprolib.papers.aim.pages import relaxed_baselines_in_words
+from reprolib.papers.aim.pages import relaxed_baselines_in_words, wall_minutes_in_words
 
 if artifact == "aim-fig1":
     for key, words in relaxed_baselines_in_words().items():
         glue(f"aim-{key.replace('_', '-')}", words, display=False)
+    for mechanism in ("RAP", "GEM"):
+        glue(f"aim-{mechanism.lower()}-minutes", wall_minutes_in_words(mechanism), display=False)
+    glue("aim-large-minutes", wall_minutes_in_words("AIM", ("fire", "msnbc")), display=False)
 
 
 # %% [markdown]

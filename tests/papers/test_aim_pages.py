@@ -232,6 +232,32 @@ def test_trials_are_worded_with_their_range_and_aims_rounds():
     assert trials_in_words(rows, "MST", 100) == "not run yet"
 
 
+def test_wall_minutes_per_dataset_from_the_stores_then_the_pending_grids(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reprolib.experiments._experiment import store_path
+    from reprolib.papers.aim.pages import wall_minutes_in_words
+
+    table = pq.read_table(store_path("aim-fig1", "small"))
+    gem = table.filter(pa.compute.equal(table["mechanism"], "GEM"))
+    titanic = gem.filter(pa.compute.equal(gem["dataset"], "titanic")).slice(0, 3)
+    seconds = pa.array([60.0, 120.0, 600.0])
+    titanic = titanic.set_column(titanic.schema.get_field_index("wall_time_s"), "wall_time_s",
+                                 seconds)
+    salary = titanic.slice(0, 1).set_column(titanic.schema.get_field_index("dataset"), "dataset",
+                                            pa.array(["salary"]))
+    for folder, rows in ((tmp_path, titanic), (tmp_path / "pending" / "gem-salary", salary),
+                         (tmp_path / "pending" / "gem-2021", titanic)):  # titanic: committed
+        path = store_path("aim-fig1", "small", folder)
+        path.parent.mkdir(parents=True)
+        pq.write_table(rows, path)
+    assert wall_minutes_in_words("GEM", root=tmp_path) == (
+        "titanic 2 (at most 10; 3 runs), salary 1 (1 run, pending)")
+    assert wall_minutes_in_words("GEM", ("salary",), tmp_path) == "salary 1 (1 run, pending)"
+    assert wall_minutes_in_words("RAP", root=tmp_path) == "no runs stored yet"
+
+
 def test_rap_against_independent_is_counted_over_the_stored_settings(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -10,6 +10,7 @@ from reprolib.papers.aim.reference import (
     fit_replay_table,
     reference_table,
     seed_spread,
+    speed_bar_in_words,
     zeros_reference_table,
 )
 
@@ -34,6 +35,21 @@ def test_reference_table_keeps_the_last_run_per_engine_capacity_and_iterations(t
                                      ("ours:backtracking-2022", "rounds")] == 40
     assert reference_table(path).loc[("nltcs", 80.0, 100, 1.0),
                                      ("ours:backtracking-2022", "rounds")] == 10
+
+
+def test_the_speed_bar_is_read_off_the_last_seed_0_runs_of_its_setting(tmp_path):
+    path = tmp_path / "aim-reference.csv"
+    rows = [("reference-2022", 80.0, 100, 0, 50, 600.0), ("reference-2022", 80.0, 100, 0, 50, 450.0),
+            ("ours:backtracking-2022", 80.0, 100, 0, 40, 100.0),
+            ("ours:backtracking-2022", 10.0, 100, 0, 7, 1.0),  # another capacity
+            ("ours:backtracking-2022", 80.0, 100, 1, 9, 1.0)]  # another seed
+    pd.DataFrame([{"dataset": "nltcs", "epsilon": 1.0, "engine": e, "max_model_size_mb": mb,
+                   "pgm_iters": i, "seed": seed, "rounds": r, "anneals": 0, "workload_error": 0.1,
+                   "seconds": s} for e, mb, i, seed, r, s in rows]).to_csv(path, index=False)
+    assert speed_bar_in_words(path) == (
+        "the authors' 2022 engine 9.0 s a round, 7.5 minutes a run (50 rounds); "
+        "ours 2.5 s a round, 1.7 minutes a run (40 rounds)")
+    assert speed_bar_in_words(tmp_path / "absent.csv") == "not measured yet"
 
 
 def test_no_table_before_the_benchmark_ran(tmp_path):

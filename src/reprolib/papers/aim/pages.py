@@ -280,6 +280,40 @@ def trials_in_words(rows: pd.DataFrame, mechanism: str, epsilon: float,
     return f"{error.mean():.4f} ({len(hit)} trial{'s' * (len(hit) > 1)}{spread}{rounds})"
 
 
+def wall_minutes_in_words(mechanism: str, datasets: Sequence[str] | None = None,
+                          root: Path | None = None) -> str:
+    """How long ``mechanism``'s runs of Figures 1-3 at ``small`` scale take, per dataset (of
+    ``datasets``, default all): the median and the longest wall time in minutes, from the
+    committed stores and, for a dataset not in them yet, from the grids under
+    ``results/pending`` ("adult 2.9 (at most 7.1; 81 runs), salary 126 (1 run, pending)").
+    """
+    root = root or results_dir()
+
+    def runs_under(folder: Path) -> pd.DataFrame:
+        stored = [open_store(artifact, "small", folder).frame() for artifact in FIGURE_WORKLOADS]
+        mine = [frame[frame["mechanism"] == mechanism] for frame in stored if not frame.empty]
+        return pd.concat(mine) if mine else pd.DataFrame(columns=["dataset", "wall_time_s"])
+
+    committed = runs_under(root)
+    pending = pd.concat([runs_under(folder) for folder in sorted((root / "pending").glob("*"))
+                         if folder.is_dir()] or [runs_under(root / "pending")])
+    pending = pending[~pending["dataset"].isin(committed["dataset"])]
+    words = []
+    for runs, source in ((committed, ""), (pending, ", pending")):
+        for dataset, rows in runs.groupby("dataset"):
+            if datasets is not None and dataset not in datasets:
+                continue
+            minutes = rows["wall_time_s"].astype(float) / 60
+            longest = f"at most {_minutes(minutes.max())}; " if len(rows) > 1 else ""
+            words.append(f"{dataset} {_minutes(minutes.median())} ({longest}{len(rows)} "
+                         f"run{'s' * (len(rows) > 1)}{source})")
+    return ", ".join(words) or "no runs stored yet"
+
+
+def _minutes(value: float) -> str:
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
+
+
 def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
     """RAP and GEM in Figures 1-3's ``small`` stores, in words for the chapter page: each one's
     runs stored (``rap_runs``, ``gem_runs``) and the (dataset, workload, ε) settings in which

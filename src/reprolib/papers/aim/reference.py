@@ -62,6 +62,25 @@ def reference_table(path: Path | None = None) -> pd.DataFrame | None:
     return table.swaplevel(axis=1).sort_index(axis=1)
 
 
+def speed_bar_in_words(path: Path | None = None) -> str:
+    """The speed bar of the AIM runtime page, read off the side-by-side runs: the seed-0 run of
+    the authors' 2022 engine and of ours on nltcs, all-3way, ε = 1, 80 MB, 100 iterations, as
+    seconds a round and minutes a run; "not measured yet" without them.
+    """
+    runs = _runs(path)
+    if runs is None:
+        return "not measured yet"
+    setting = runs[(runs["dataset"] == "nltcs") & np.isclose(runs["epsilon"], 1.0)
+                   & (runs["MB"] == 80) & (runs["iterations"] == 100) & (runs["seed"] == 0)]
+    last = setting.drop_duplicates("engine", keep="last").set_index("engine")
+    words = [f"{who} {row['seconds'] / row['rounds']:.1f} s a round, {row['seconds'] / 60:.1f} "
+             f"minutes a run ({row['rounds']:.0f} rounds)"
+             for who, engine in (("the authors' 2022 engine", "reference-2022"),
+                                 ("ours", "ours:backtracking-2022")) if engine in last.index
+             for row in [last.loc[engine]]]
+    return "; ".join(words) or "not measured yet"
+
+
 def error_trend(table: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, capacity, iterations) and engine of :func:`reference_table`, over the
     epsilons that engine ran: ``largest rise``, the largest ratio of the workload error at one
