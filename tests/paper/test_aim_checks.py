@@ -27,15 +27,16 @@ def test_committed_results_fail_no_aim_check():
     # the documented findings at small scale: between the two smallest ε titanic's trial means
     # rise, within the trials' spread; at large ε adult's rises beyond it and salary's is flat
     # (a flat step of the means counts as a rise, within the trials' spread); PrivMRF
-    # is not the best mechanism before AIM on the all-3way and skewed workloads; on fire the
+    # is not the best mechanism before AIM on the all-3way and skewed workloads, and on the target
+    # workload leads in half the settings, a tie, not the majority the claim needs; on fire the
     # structural zeros hurt AIM on average at the small scale's settings, the authors' code's too;
     # RAP, which takes N as public, beats MWEM+PGM and GEM at titanic's two smallest ε
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
         "aim-fig1-aim-falls-small", "aim-fig1-privmrf-before-aim-small",
-        "aim-fig1-rap-never-best-small", "aim-fig2-aim-falls-small", "aim-fig3-aim-falls-small",
+        "aim-fig1-rap-never-best-small", "aim-fig2-aim-falls-small",
+        "aim-fig2-privmrf-before-aim-small", "aim-fig3-aim-falls-small",
         "aim-fig3-privmrf-before-aim-small", "aim-fig5-grows-small",
         "aim-tab3-zeros-help-small"]
-    assert statuses["aim-fig2-privmrf-before-aim-small"] == "pass"
 
 
 class _Recorded:

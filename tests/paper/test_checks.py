@@ -16,6 +16,7 @@ from reprolib.experiments import (
     OutputChange,
     checks_of,
     evaluate_checks,
+    most,
     regression_check,
     run_experiment,
     scorecard_frame,
@@ -189,3 +190,8 @@ def test_a_tally_in_words_ranks_by_count_then_alphabetically():
         "GEM 33%, AIM 17%, RAP 17%")
     assert tally_in_words(pd.Index(["x", "y", "y"])) == "y at 2, x at 1"
     assert tally_in_words(pd.Series([], dtype=object)) == "none"
+
+
+def test_most_is_strictly_more_than_half():
+    assert most(19, 36) and most(0.51) and most(1, 1)
+    assert not most(18, 36) and not most(0.5) and not most(0, 0) and not most(0.0)

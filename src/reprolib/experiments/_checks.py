@@ -63,6 +63,14 @@ class Outcome:
     note: str = ""
 
 
+def most(count: float, total: float = 1.0) -> bool:
+    """Whether ``count`` of ``total`` is "most" of it, as a claim of most settings or most
+    datasets is checked: strictly more than half (a tie is not most; nothing is not most).
+    ``count`` may be a share of 1.
+    """
+    return total > 0 and 2 * count > total
+
+
 def tally_in_words(labels: pd.Series | pd.Index, template: str = "{label} at {count}", *,
                    of: int | None = None) -> str:
     """How often each label of ``labels`` occurs, in words: the most frequent first, ties in

@@ -14,6 +14,7 @@ from reprolib.experiments._checks import (
     Check,
     CheckContext,
     Outcome,
+    most,
     regression_check,
     tally_in_words,
 )
@@ -93,9 +94,9 @@ def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
     rows = ctx.results(artifact, scale)
     aware = compared_workload_aware(rows["mechanism"])
     share = float(best_share(rows, aware).get("AIM", 0.0))
-    return Outcome("pass" if share >= 0.5 else "fail",
+    return Outcome("pass" if most(share) else "fail",
                    f"AIM lowest mean error in {share:.0%} of settings among {', '.join(aware)}"
-                   + _absent(rows, aware), ">= 50 % (paper, all-3way: 85 %)")
+                   + _absent(rows, aware), "more than half (paper, all-3way: 85 %)")
 
 
 def _winners_in_words(best: pd.DataFrame) -> str:
@@ -136,18 +137,18 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
         share = best_share(rows, compared)
         figures |= {"share": float(share["PrivMRF"]), "others": tally_in_words(
             best["mechanism"][best["mechanism"] != "PrivMRF"], "{label} {share:.0%}", of=len(best))}
-        return Outcome("pass" if share["PrivMRF"] >= 0.5 else "fail",
+        return Outcome("pass" if most(share["PrivMRF"]) else "fail",
                        f"PrivMRF lowest mean error in {share['PrivMRF']:.0%} of settings among "
-                       f"{', '.join(compared)}{_absent(rows, compared)}", ">= 50 % of settings",
+                       f"{', '.join(compared)}{_absent(rows, compared)}", "more than half of the settings",
                        figures)
     salary = rows["dataset"] == "salary"
     elsewhere = float(best_share(rows[~salary], compared)["PrivMRF"])
     on_salary = float(best_share(rows[salary], compared)["PrivMRF"]) if salary.any() else 0.0
-    return Outcome("pass" if elsewhere >= 0.5 and on_salary < 0.5 else "fail",
+    return Outcome("pass" if most(elsewhere) and on_salary < 0.5 else "fail",
                    f"PrivMRF lowest mean error among {', '.join(compared)} in {elsewhere:.0%} of "
                    f"the settings outside salary and {on_salary:.0%} on salary"
                    + _absent(rows, compared),
-                   ">= 50 % outside salary, < 50 % on salary",
+                   "more than half outside salary, under half on salary",
                    figures | {"elsewhere": elsewhere, "on_salary": on_salary,
                               "ratios": _privmrf_to_best_other(rows[~salary], rivals)})
 
@@ -259,7 +260,7 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                                "aim-fig3": "PrivMRF is the best mechanism but AIM, except on "
                                            "salary"}[artifact],
                   evaluate=lambda ctx: _privmrf_best_before_aim(ctx, artifact, scale),
-                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": None,
+                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": PRIVMRF_TARGET_HALF,
                              "aim-fig3": PRIVMRF_SKEWED}[artifact]),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
@@ -335,6 +336,14 @@ PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in {share:.0%} of the "
     "{settings} settings ({others}). The lowest by dataset and epsilon: {by_dataset}. Salary's "
     "runs fit at the paper's 1000 Private-PGM iterations, PrivMRF's as the others'. "
+    f"{PRIVMRF_CAVEATS}")
+PRIVMRF_TARGET_HALF = (
+    "Half, not most, at small scale: on the target workload PrivMRF has the lowest mean error of "
+    "itself and the workload-aware mechanisms in {share:.0%} of the {settings} settings, where "
+    "the paper has it ahead of every one of them; the others lead in the rest ({others}). The "
+    "lowest by dataset and epsilon: {by_dataset}. A tie is not the majority the claim needs "
+    "(reprolib.experiments.most); GEM's rows are still to be re-run, and to run on salary, so "
+    "the count may move. "
     f"{PRIVMRF_CAVEATS}")
 PRIVMRF_SKEWED = (
     "Not seen at small scale, in either direction: on the skewed workload PrivMRF has the lowest "
@@ -549,9 +558,10 @@ def _pgm_beats_rp(ctx: CheckContext, scale: str) -> Outcome:
     from reprolib.papers.aim.pages import mwem_best
 
     wins = mwem_best(ctx.results("aim-fig7", scale))["pgm_better"]
-    return Outcome("pass" if len(wins) and wins.mean() >= 0.5 else "fail",
+    return Outcome("pass" if most(int(wins.sum()), len(wins)) else "fail",
                    f"MWEM+PGM's best-over-T error at most MWEM+RP's in {int(wins.sum())}/"
-                   f"{len(wins)} settings", ">= 50 % of settings (paper: every dataset and ε)")
+                   f"{len(wins)} settings", "more than half of the settings (paper: every "
+                   "dataset and ε)")
 
 
 def _study_checks(scale: str) -> list[Check]:

@@ -18,6 +18,7 @@ from reprolib.experiments._checks import (
     Check,
     CheckContext,
     Outcome,
+    most,
     regression_check,
     tally_in_words,
 )
@@ -353,7 +354,7 @@ def _pgm_primary(ctx: CheckContext, scale: str) -> Outcome:
         verdict = (f"lower MM error at {lower}/{len(errors)}, F1 at least as high at "
                    f"{higher}/{len(f1)} (task, ε)")
         verdicts.append(f"against {rival}: {verdict}")
-        if lower > len(errors) / 2 and higher > len(f1) / 2:
+        if most(lower, len(errors)) and most(higher, len(f1)):
             holds.append(f"{rival} ({verdict})")
         else:
             above_pgm = f1.index[f1[rival] > f1["PGM"]]

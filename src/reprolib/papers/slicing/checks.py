@@ -20,6 +20,7 @@ from reprolib.experiments._checks import (
     Check,
     CheckContext,
     Outcome,
+    most,
     regression_check,
     tally_in_words,
 )
@@ -177,7 +178,7 @@ def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:
                "won_by_score": tally_in_words(pd.Series([score for _, score in wins], dtype=object)),
                **{f"{key}_on_income": _beside_the_table(means, artifact, mechanism)
                   for key, mechanism in (("rival", rival), ("slicing", "Slicing"))}}
-    return Outcome("pass" if 2 * len(wins) > len(pairs) else "fail",
+    return Outcome("pass" if most(len(wins), len(pairs)) else "fail",
                    f"Algorithm 1's mean above {rival}'s in {len(wins)}/{len(pairs)} (task, "
                    f"score) pairs over {len(tasks)} tasks", expected, figures)
 
