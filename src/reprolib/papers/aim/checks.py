@@ -139,8 +139,8 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
             best["mechanism"][best["mechanism"] != "PrivMRF"], "{label} {share:.0%}", of=len(best))}
         return Outcome("pass" if most(share["PrivMRF"]) else "fail",
                        f"PrivMRF lowest mean error in {share['PrivMRF']:.0%} of settings among "
-                       f"{', '.join(compared)}{_absent(rows, compared)}", "more than half of the settings",
-                       figures)
+                       f"{', '.join(compared)}{_absent(rows, compared)}",
+                       "more than half of the settings", figures)
     salary = rows["dataset"] == "salary"
     elsewhere = float(best_share(rows[~salary], compared)["PrivMRF"])
     on_salary = float(best_share(rows[salary], compared)["PrivMRF"]) if salary.any() else 0.0
