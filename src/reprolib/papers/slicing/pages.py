@@ -73,14 +73,19 @@ def pate_gan_cost_in_words(frame: pd.DataFrame) -> str:
     spent = ", ".join(sorted({f"{i:,.0f} iterations and {v:,.0f} votes" for i, v in
                               zip(runs["metric.iterations"], runs["metric.votes"], strict=True)}))
     epsilons = ", ".join(f"{e:g}" for e in sorted(runs["epsilon"].unique()))
-    tasks = "; ".join(
-        f"{task}, {rows['metric.teachers'].iloc[0]:,.0f} teachers: "
-        + " to ".join(dict.fromkeys(f"{t:.0f}" for t in rows["wall_time_s"].agg(["min", "max"])))
-        + " s" for task, rows in runs.groupby("dataset", sort=False))
+    tasks = "; ".join(f"{task}, {rows['metric.teachers'].iloc[0]:,.0f} teachers: "
+                      f"{_span(rows['wall_time_s'])} s"
+                      for task, rows in runs.groupby("dataset", sort=False))
     seeds = runs["seed"].nunique()
     return (f"at ε = {epsilons} the budget lasted {spent} on every task; a run took "
             f"({seeds} seed{'s' * (seeds > 1)}, on {', '.join(sorted(runs['device'].unique()))}) "
             f"{tasks}")
+
+
+def _span(values: pd.Series) -> str:
+    """The range of ``values`` to whole units ("23 to 25"; one number where both round alike)."""
+    low, high = f"{values.min():.0f}", f"{values.max():.0f}"
+    return low if low == high else f"{low} to {high}"
 
 
 def _as_printed(mean: float, std: float) -> str:
