@@ -258,20 +258,21 @@ def test_wall_minutes_per_dataset_from_the_stores_then_the_pending_grids(tmp_pat
     assert wall_minutes_in_words("RAP", root=tmp_path) == "no runs stored yet"
 
 
-def test_rap_against_independent_is_counted_over_the_stored_settings(tmp_path):
+def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from reprolib.experiments import open_store
     from reprolib.experiments._experiment import store_path
-    from reprolib.papers.aim.pages import relaxed_baselines_in_words
+    from reprolib.papers.aim.pages import _listed, relaxed_baselines_in_words
 
     assert relaxed_baselines_in_words(tmp_path) == {
-        "rap_runs": "0", "gem_runs": "0",
+        "rap_runs": "0", "gem_runs": "0", "gem_datasets": "none", "gem_pending": "salary",
+        "rap_lowest": "none of the 0 settings", "rap_best_prior": "no setting",
         "rap_beats_independent": "no setting (no runs of both stored)"}
     table = pq.read_table(store_path("aim-fig1", "small"))
-    keep = pa.compute.and_(pa.compute.equal(table["dataset"], "titanic"),
-                           pa.compute.is_in(table["mechanism"], pa.array(["RAP", "Independent"])))
+    keep = pa.compute.and_(pa.compute.equal(table["dataset"], "titanic"), pa.compute.is_in(
+        table["mechanism"], pa.array(["RAP", "GEM", "Independent"])))
     path = store_path("aim-fig1", "small", tmp_path)
     path.parent.mkdir(parents=True)
     pq.write_table(table.filter(keep), path)
@@ -282,3 +283,11 @@ def test_rap_against_independent_is_counted_over_the_stored_settings(tmp_path):
     assert words["rap_runs"] == str(int((rows["mechanism"] == "RAP").sum()))
     assert words["rap_beats_independent"].startswith(
         f"{below} of the {len(means)} (dataset, workload, ε) settings")
+    lowest = means.idxmin(axis=1)
+    assert words["rap_lowest"] == (
+        f"{int((lowest == 'RAP').sum()) or 'none'} of the {len(means)} settings")
+    best_prior = [f"{e:.3g}" for e in means.index if means.loc[e, "RAP"] < means.loc[e, "GEM"]]
+    assert best_prior, "the fixture needs a setting where RAP beats GEM"
+    assert words["rap_best_prior"] == f"titanic at ε = {_listed(best_prior)}"
+    assert words["gem_datasets"] == "titanic"
+    assert (_listed([]), _listed(["a"]), _listed(["a", "b", "c"])) == ("none", "a", "a, b and c")

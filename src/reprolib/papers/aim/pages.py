@@ -23,7 +23,14 @@ from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
 from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
 from reprolib.papers.aim.experiments import FIGURE_WORKLOADS
 from reprolib.papers.aim.figures import best_over_rounds, summarise
-from reprolib.papers.aim.setup import WORKLOAD_AWARE, unread_params
+from reprolib.papers.aim.setup import (
+    FIGURE_MECHANISMS,
+    PRIOR_WORKLOAD_AWARE,
+    PROFILES,
+    WORKLOAD_AWARE,
+    pending_runs,
+    unread_params,
+)
 from reprolib.privacy import eps_to_rho
 
 TAXONOMY = ("workload_aware", "data_aware", "budget_aware", "efficiency_aware")
@@ -315,18 +322,38 @@ def _minutes(value: float) -> str:
 
 
 def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
-    """RAP and GEM in Figures 1-3's ``small`` stores, in words for the chapter page: each one's
-    runs stored (``rap_runs``, ``gem_runs``) and the (dataset, workload, ε) settings in which
-    RAP's mean error is below Independent's (``rap_beats_independent``), with the (dataset,
-    workload) pairs where it never is.
+    """RAP and GEM in Figures 1-3's ``small`` stores, in words for the chapter page.
+
+    Keys: each one's runs stored (``rap_runs``, ``gem_runs``); the datasets GEM ran on and those
+    its profile still leaves out (``gem_datasets``, ``gem_pending``); the (dataset, workload, ε)
+    settings in which RAP has the lowest mean error of every mechanism but AIM (``rap_lowest``)
+    and those of the all-3way workload in which it is lowest of the paper's three prior
+    workload-aware mechanisms (``rap_best_prior``, the check ``aim-fig1-rap-never-best``); and
+    the settings in which RAP's mean error is below Independent's (``rap_beats_independent``),
+    with the (dataset, workload) pairs where it never is.
     """
-    stored = [open_store(artifact, "small", root).frame() for artifact in FIGURE_WORKLOADS]
-    runs = pd.concat([frame for frame in stored if not frame.empty] or [pd.DataFrame(
+    from reprolib.papers.aim.figures import winners
+
+    stored = {artifact: open_store(artifact, "small", root).frame() for artifact in FIGURE_WORKLOADS}
+    stored = {artifact: frame for artifact, frame in stored.items() if not frame.empty}
+    runs = pd.concat(list(stored.values()) or [pd.DataFrame(
         columns=["mechanism", "dataset", "param.workload", "epsilon", "metric.workload_error"])])
+    ran = set(runs.loc[runs["mechanism"] == "GEM", "dataset"])
+    words = {f"{m.lower()}_runs": f"{int((runs['mechanism'] == m).sum()):,}" for m in ("RAP", "GEM")}
+    words |= {"gem_datasets": _listed([d for d in PROFILES["small"].datasets if d in ran]),
+              "gem_pending": _listed(list(pending_runs("small").get("GEM", ())))}
+    others = tuple(m for m in FIGURE_MECHANISMS if m != "AIM")
+    lowest = [winners(frame, others) for frame in stored.values()]
+    rap_lowest = sum(int((best["mechanism"] == "RAP").sum()) for best in lowest)
+    words["rap_lowest"] = f"{rap_lowest or 'none'} of the {sum(map(len, lowest))} settings"
+    prior = (winners(stored["aim-fig1"], PRIOR_WORKLOAD_AWARE).query("mechanism == 'RAP'")
+             if "aim-fig1" in stored else pd.DataFrame(columns=["dataset", "epsilon"]))
+    words["rap_best_prior"] = "; ".join(
+        f"{dataset} at ε = {_listed([f'{e:.3g}' for e in sorted(rows['epsilon'])])}"
+        for dataset, rows in prior.groupby("dataset", sort=False)) or "no setting"
     means = (runs[runs["mechanism"].isin(["RAP", "Independent"])]
              .groupby(["dataset", "param.workload", "epsilon", "mechanism"])
              ["metric.workload_error"].mean().unstack().dropna())
-    words = {f"{m.lower()}_runs": f"{int((runs['mechanism'] == m).sum()):,}" for m in ("RAP", "GEM")}
     if means.empty:
         return words | {"rap_beats_independent": "no setting (no runs of both stored)"}
     below = means["RAP"] < means["Independent"]
@@ -335,3 +362,10 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
     return words | {"rap_beats_independent": (
         f"{int(below.sum())} of the {len(below)} (dataset, workload, ε) settings"
         + (f" (never on {', '.join(never)})" if never else ""))}
+
+
+def _listed(items: Sequence[str]) -> str:
+    """``items`` as a list in words ("titanic, nltcs and adult"; "none" when empty)."""
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
