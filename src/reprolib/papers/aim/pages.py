@@ -22,7 +22,7 @@ from reprolib.experiments import (
 from reprolib.mechanisms.marginal.aim import AIMConfig, initial_parameters
 from reprolib.papers.aim.checks import PAPER_TABLE1, PAPER_TABLE2
 from reprolib.papers.aim.experiments import FIGURE_WORKLOADS
-from reprolib.papers.aim.figures import best_over_rounds, summarise
+from reprolib.papers.aim.figures import best_over_rounds, summarise, winners
 from reprolib.papers.aim.setup import (
     FIGURE_MECHANISMS,
     PRIOR_WORKLOAD_AWARE,
@@ -332,8 +332,6 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
     the settings in which RAP's mean error is below Independent's (``rap_beats_independent``),
     with the (dataset, workload) pairs where it never is.
     """
-    from reprolib.papers.aim.figures import winners
-
     stored = {artifact: open_store(artifact, "small", root).frame() for artifact in FIGURE_WORKLOADS}
     stored = {artifact: frame for artifact, frame in stored.items() if not frame.empty}
     runs = pd.concat(list(stored.values()) or [pd.DataFrame(
