@@ -67,7 +67,12 @@ from myst_nb import glue
 
 from reprolib.experiments import SCALE_MEANING, compute_summary, open_store, run_experiment
 from reprolib.papers.aim.figures import absent_runs, best_share, error_vs_epsilon
-from reprolib.papers.aim.pages import compared_workload_aware, error_table, spot_comparison
+from reprolib.papers.aim.pages import (
+    compared_workload_aware,
+    error_table,
+    gem_scripts_compared,
+    spot_comparison,
+)
 from reprolib.papers.aim.setup import (
     PRIOR_WORKLOAD_AWARE,
     PROFILES,
@@ -230,6 +235,20 @@ show_side_by_side("gem", "GEM")
 
 # %% tags=["hide-input"]
 show_side_by_side("gem-2021", "GEM's first release")
+
+# %% [markdown]
+# The grid at the 2021 settings so far on this page's workload (`results/pending/gem-2021`; three
+# trials a setting when complete), beside the stored runs of this page at the 2022 settings: each
+# one's mean error over its trials and their ratio.
+
+# %% tags=["hide-input"]
+compared = gem_scripts_compared(artifact)
+if compared.empty:
+    print(f"no runs of GEM at the 2021 settings on the {workload} workload beside stored ones")
+else:
+    display(compared.style.hide(axis="index").format("{:.3g}", subset=["epsilon"])
+            .format("{:.4f}", subset=["2021 settings", "2022 settings"])
+            .format("{:.3f}", subset=["2021 / 2022"]))
 
 # %% [markdown]
 # ## PrivMRF beside its authors' code

@@ -291,3 +291,30 @@ def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path):
     assert words["rap_best_prior"] == f"titanic at ε = {_listed(best_prior)}"
     assert words["gem_datasets"] == "titanic"
     assert (_listed([]), _listed(["a"]), _listed(["a", "b", "c"])) == ("none", "a", "a, b and c")
+
+
+def test_gem_at_the_2021_settings_is_set_beside_the_stored_runs(tmp_path):
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reprolib.experiments._experiment import store_path
+    from reprolib.papers.aim.pages import GEM_2021_GRID, gem_scripts_compared
+
+    assert gem_scripts_compared("aim-fig1", tmp_path).empty
+    table = pq.read_table(store_path("aim-fig1", "small"))
+    gem = table.filter(pa.compute.and_(pa.compute.equal(table["dataset"], "titanic"),
+                                       pa.compute.equal(table["mechanism"], "GEM")))
+    metrics = [json.loads(m) for m in gem["metrics_json"].to_pylist()]
+    halved = gem.set_column(gem.schema.get_field_index("metrics_json"), "metrics_json", pa.array(
+        [json.dumps(m | {"workload_error": m["workload_error"] / 2}) for m in metrics]))
+    for folder, rows in ((tmp_path, gem), (tmp_path / GEM_2021_GRID, halved)):
+        path = store_path("aim-fig1", "small", folder)
+        path.parent.mkdir(parents=True)
+        pq.write_table(rows, path)
+    compared = gem_scripts_compared("aim-fig1", tmp_path)
+    assert set(compared["dataset"]) == {"titanic"}
+    assert len(compared) == len(set(gem["epsilon"].to_pylist()))
+    assert compared["2021 / 2022"].to_numpy() == pytest.approx(0.5)
+    assert (compared["trials"] == 3).all()

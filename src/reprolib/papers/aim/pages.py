@@ -367,3 +367,27 @@ def _listed(items: Sequence[str]) -> str:
     if not items:
         return "none"
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+GEM_2021_GRID = Path("pending") / "gem-2021"  # under the results directory, until it is merged
+
+
+def gem_scripts_compared(artifact: str, root: Path | None = None) -> pd.DataFrame:
+    """GEM at the November 2021 release's settings (the grid so far, ``results/pending/gem-2021``)
+    beside the committed ``small`` runs at the July 2022 script's, per dataset and ε where both
+    ran: each one's mean workload error over its trials, the trials, and the ratio 2021 / 2022.
+    """
+    root = root or results_dir()
+    columns = ["dataset", "epsilon", "2021 settings", "trials", "2022 settings", "2021 / 2022"]
+    means = []
+    for folder in (root / GEM_2021_GRID, root):
+        rows = open_store(artifact, "small", folder).frame()
+        rows = rows[rows["mechanism"] == "GEM"] if not rows.empty else rows
+        if rows.empty:
+            return pd.DataFrame(columns=columns)
+        means.append(rows.groupby(["dataset", "epsilon"])["metric.workload_error"].agg(
+            ["mean", "count"]))
+    both = means[0].join(means[1], lsuffix="_2021", rsuffix="_2022", how="inner").reset_index()
+    both["ratio"] = both["mean_2021"] / both["mean_2022"]
+    return (both[["dataset", "epsilon", "mean_2021", "count_2021", "mean_2022", "ratio"]]
+            .set_axis(columns, axis=1))
