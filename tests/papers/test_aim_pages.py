@@ -262,9 +262,10 @@ def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from reprolib.experiments import listed_in_words as _listed
     from reprolib.experiments import open_store
     from reprolib.experiments._experiment import store_path
-    from reprolib.papers.aim.pages import _listed, relaxed_baselines_in_words
+    from reprolib.papers.aim.pages import relaxed_baselines_in_words
 
     assert relaxed_baselines_in_words(tmp_path) == {
         "rap_runs": "0", "gem_runs": "0", "gem_datasets": "none", "gem_pending": "salary",

@@ -90,6 +90,13 @@ def tally_in_words(labels: pd.Series | pd.Index, template: str = "{label} at {co
                      for label, members in ranked) or "none"
 
 
+def listed_in_words(items: Sequence[str]) -> str:
+    """``items`` as a list in words ("titanic, nltcs and adult"; "none" when empty)."""
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 class MissingResults(LookupError):
     """The recorded results a check needs do not exist; the message says how to produce them."""
 

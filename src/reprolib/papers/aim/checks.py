@@ -14,6 +14,7 @@ from reprolib.experiments._checks import (
     Check,
     CheckContext,
     Outcome,
+    listed_in_words,
     most,
     regression_check,
     tally_in_words,
@@ -224,7 +225,7 @@ def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> O
         ["dataset", "epsilon"])["metric.workload_error"].mean()
     for dataset, of_seed0 in seed0.groupby(level="dataset"):  # at its three largest epsilon
         last = [f"{e:.3f}" for e in of_seed0.sort_index().iloc[-3:]]
-        figures[f"{dataset}_seed0_last"] = ", ".join(last[:-1]) + f" and {last[-1]}"
+        figures[f"{dataset}_seed0_last"] = listed_in_words(last)
     return Outcome("pass" if datasets and not rises else "fail",
                    f"AIM's mean error decreases with ε on {falling}/{datasets} datasets"
                    + (f"; rises: {'; '.join(rises)}" if rises else ""),

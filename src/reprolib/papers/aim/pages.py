@@ -16,6 +16,7 @@ from reprolib._paths import results_dir
 from reprolib.experiments import (
     PAPER_SETTING_COLUMNS,
     benchmark_rows,
+    listed_in_words,
     open_store,
     paper_setting_runs,
 )
@@ -338,8 +339,8 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
         columns=["mechanism", "dataset", "param.workload", "epsilon", "metric.workload_error"])])
     ran = set(runs.loc[runs["mechanism"] == "GEM", "dataset"])
     words = {f"{m.lower()}_runs": f"{int((runs['mechanism'] == m).sum()):,}" for m in ("RAP", "GEM")}
-    words |= {"gem_datasets": _listed([d for d in PROFILES["small"].datasets if d in ran]),
-              "gem_pending": _listed(list(pending_runs("small").get("GEM", ())))}
+    words |= {"gem_datasets": listed_in_words([d for d in PROFILES["small"].datasets if d in ran]),
+              "gem_pending": listed_in_words(list(pending_runs("small").get("GEM", ())))}
     others = tuple(m for m in FIGURE_MECHANISMS if m != "AIM")
     lowest = [winners(frame, others) for frame in stored.values()]
     rap_lowest = sum(int((best["mechanism"] == "RAP").sum()) for best in lowest)
@@ -347,7 +348,7 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
     prior = (winners(stored["aim-fig1"], PRIOR_WORKLOAD_AWARE).query("mechanism == 'RAP'")
              if "aim-fig1" in stored else pd.DataFrame(columns=["dataset", "epsilon"]))
     words["rap_best_prior"] = "; ".join(
-        f"{dataset} at ε = {_listed([f'{e:.3g}' for e in sorted(rows['epsilon'])])}"
+        f"{dataset} at ε = {listed_in_words([f'{e:.3g}' for e in sorted(rows['epsilon'])])}"
         for dataset, rows in prior.groupby("dataset", sort=False)) or "no setting"
     means = (runs[runs["mechanism"].isin(["RAP", "Independent"])]
              .groupby(["dataset", "param.workload", "epsilon", "mechanism"])
@@ -360,13 +361,6 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
     return words | {"rap_beats_independent": (
         f"{int(below.sum())} of the {len(below)} (dataset, workload, ε) settings"
         + (f" (never on {', '.join(never)})" if never else ""))}
-
-
-def _listed(items: Sequence[str]) -> str:
-    """``items`` as a list in words ("titanic, nltcs and adult"; "none" when empty)."""
-    if not items:
-        return "none"
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 GEM_2021_GRID = Path("pending") / "gem-2021"  # under the results directory, until it is merged
