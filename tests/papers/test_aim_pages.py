@@ -258,7 +258,7 @@ def test_wall_minutes_per_dataset_from_the_stores_then_the_pending_grids(tmp_pat
     assert wall_minutes_in_words("RAP", root=tmp_path) == "no runs stored yet"
 
 
-def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path):
+def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path, monkeypatch):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -268,7 +268,8 @@ def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path):
     from reprolib.papers.aim.pages import relaxed_baselines_in_words
 
     assert relaxed_baselines_in_words(tmp_path) == {
-        "rap_runs": "0", "gem_runs": "0", "gem_datasets": "none", "gem_pending": "salary",
+        "rap_runs": "0", "gem_runs": "0", "gem_datasets": "none", "gem_pending": "still to run on "
+        "salary, where the pages judge each setting among the mechanisms that ran and say so",
         "rap_lowest": "none of the 0 settings", "rap_best_prior": "no setting",
         "rap_beats_independent": "no setting (no runs of both stored)"}
     table = pq.read_table(store_path("aim-fig1", "small"))
@@ -291,6 +292,8 @@ def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path):
     assert best_prior, "the fixture needs a setting where RAP beats GEM"
     assert words["rap_best_prior"] == f"titanic at ε = {_listed(best_prior)}"
     assert words["gem_datasets"] == "titanic"
+    monkeypatch.setattr("reprolib.papers.aim.pages.pending_runs", lambda scale: {})
+    assert relaxed_baselines_in_words(tmp_path)["gem_pending"] == "that is every dataset of the profile"
     assert (_listed([]), _listed(["a"]), _listed(["a", "b", "c"])) == ("none", "a", "a, b and c")
 
 
