@@ -328,11 +328,10 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
     Keys: each one's runs stored (``rap_runs``, ``gem_runs``); the datasets GEM ran on
     (``gem_datasets``) and a clause on those its profile still leaves out (``gem_pending``); the
     (dataset, workload, ε) settings in which RAP has the lowest mean error of every mechanism but
-    AIM (``rap_lowest``)
-    and those of the all-3way workload in which it is lowest of the paper's three prior
-    workload-aware mechanisms (``rap_best_prior``, the check ``aim-fig1-rap-never-best``); and
-    the settings in which RAP's mean error is below Independent's (``rap_beats_independent``),
-    with the (dataset, workload) pairs where it never is.
+    AIM (``rap_lowest``) and those of the all-3way workload in which it is lowest of the paper's
+    three prior workload-aware mechanisms (``rap_best_prior``, the check
+    ``aim-fig1-rap-never-best``); and the settings in which RAP's mean error is below
+    Independent's (``rap_beats_independent``), with the (dataset, workload) pairs where it never is.
     """
     stored = {artifact: open_store(artifact, "small", root).frame() for artifact in FIGURE_WORKLOADS}
     stored = {artifact: frame for artifact, frame in stored.items() if not frame.empty}
