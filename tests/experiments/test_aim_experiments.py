@@ -198,6 +198,16 @@ def test_large_record_counts_run_the_papers_iterations_at_small_for_every_refitt
         c for c in cells if c.dataset == "titanic"]
 
 
+def test_pending_runs_read_as_one_clause_per_mechanism(monkeypatch):
+    from reprolib.papers.aim.setup import pending_runs_in_words
+
+    monkeypatch.setattr("reprolib.papers.aim.setup.pending_runs",
+                        lambda scale: {"PrivMRF": ("msnbc",), "GEM": ("salary", "msnbc", "fire")})
+    assert pending_runs_in_words("small") == "PrivMRF on msnbc; GEM on salary, msnbc and fire"
+    monkeypatch.setattr("reprolib.papers.aim.setup.pending_runs", lambda scale: {})
+    assert pending_runs_in_words("small") == ""
+
+
 def test_rap_runs_in_every_grid_and_gem_waits_at_small_only_on_salary():
     from reprolib.papers.aim.setup import pending_runs
 

@@ -363,7 +363,7 @@ def relaxed_baselines_in_words(root: Path | None = None) -> dict[str, str]:
              in below.groupby(level=["dataset", "param.workload"]) if not wins.any()]
     return words | {"rap_beats_independent": (
         f"{int(below.sum())} of the {len(below)} (dataset, workload, ε) settings"
-        + (f" (never on {', '.join(never)})" if never else ""))}
+        + (f" (never on {listed_in_words(never)})" if never else ""))}
 
 
 GEM_2021_GRID = Path("pending") / "gem-2021"  # under the results directory, until it is merged

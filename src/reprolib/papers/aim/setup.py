@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar, cast
 import numpy as np
 
 from reprolib.data import Dataset, load_dataset
+from reprolib.experiments._checks import listed_in_words
 from reprolib.experiments._scales import Scale
 from reprolib.mechanisms.pgm import LossWeighting, Potentials, StepRule
 from reprolib.mechanisms.relaxed.gem import AUTHORS_SCRIPTS, AuthorsScript
@@ -176,8 +177,8 @@ def pending_runs(scale: Scale) -> dict[Mechanism, tuple[str, ...]]:
 
 
 def pending_runs_in_words(scale: Scale) -> str:
-    """:func:`pending_runs` as the pages print it ("GEM on salary"; "" when none)."""
-    return "; ".join(f"{m} on {', '.join(datasets)}" for m, datasets in pending_runs(scale).items())
+    """:func:`pending_runs` as the pages print it ("GEM on salary and msnbc"; "" when none)."""
+    return "; ".join(f"{m} on {listed_in_words(datasets)}" for m, datasets in pending_runs(scale).items())
 
 
 def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
@@ -185,6 +186,7 @@ def from_profile(settings: type[T], scale: Scale, **extra: object) -> T:
     profile = PROFILES[scale]
     return settings(**{f.name: getattr(profile, f.name) for f in dataclasses.fields(settings)
                        if f.name not in extra}, **extra)
+
 
 def load_aim_dataset(name: str, attributes: tuple[str, ...] | None = None) -> Dataset:
     """An AIM benchmark dataset, optionally restricted to ``attributes`` (kept in domain order)."""
