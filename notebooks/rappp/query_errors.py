@@ -25,7 +25,7 @@
 # An error is the mean absolute error over the queries' answer entries. Each point averages the
 # states; bars are one standard deviation over the seeds (as the paper's). The paper shows RAP++
 # and PGM (MWEM+PGM on 30 bins). We add RAP, run on the same bins, and DP-MERF, which the paper
-# tried and found less accurate than PGM (its Section 5.1) without showing its errors.
+# tried and found less accurate than PGM (its Section 5.2) without showing its errors.
 #
 # ```{admonition} Stand-in data and reduced compute
 # :class: warning

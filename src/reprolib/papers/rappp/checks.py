@@ -394,7 +394,7 @@ def _single_task_claims(scale: Scale) -> list[Check]:
         Check(id=f"rappp-fig2-pgm-primary-{scale}", artifact="rappp-fig2", kind="claim",
               scale=scale, data=COMPARISON_DATA,
               description="PGM is the most accurate of the baselines tried, DP-MERF, DP-CTGAN "
-                          "and RAP among them (Section 5.1: 'the most performant of the various "
+                          "and RAP among them (Section 5.2: 'the most performant of the various "
                           "approaches we tried')",
               deviation=("it holds against {holds}, but not against every baseline: {fails}. "
                          "DP-MERF runs with its authors' tabular settings; the paper tuned it and "
