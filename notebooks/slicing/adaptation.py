@@ -81,21 +81,21 @@ adaptation_table(results)
 
 # %% [markdown]
 # Whether the figure shows the paper's result is said by the checks at the end of this page,
-# at `small` and at the paper's settings, computed from the stored runs. The privacy accounting,
+# at `small` and at the `paper` profile's settings, computed from the stored runs. The privacy accounting,
 # every run spending exactly its ε over all its releases, is checked at every scale (the
 # scorecard).
 
 # %% [markdown]
-# ## At the paper's settings
+# ## At the `paper` profile's settings
 #
-# The same design at the `paper` profile's settings: DP-SWD's 100 epochs with alignment from
-# the eleventh, five seeds, every run on one GPU (each run's device is in the store). The runs
+# The same design at the `paper` profile's settings: DP-SWD's 100 epochs (the paper gives no
+# epochs for this figure) with alignment from the eleventh, five seeds, every run on one GPU (each run's device is in the store). The runs
 # are read from the paper-scale store; nothing is computed here.
 
 # %% tags=["hide-input", "full-width"]
 paper = open_store("slicing-fig2", "paper").frame() if scale != "paper" else None
 if paper is None or paper.empty:
-    print("no runs at the paper's settings stored beside this page's")
+    print("no runs at the paper profile's settings stored beside this page's")
 else:
     print(textwrap.fill(f"{paper['seed'].nunique()} seeds per cell. "
                         f"Compute: {compute_summary(paper)}.", 72))
@@ -105,7 +105,7 @@ else:
 # %% [markdown]
 # ## What the runs say about the paper's claim
 #
-# The checks of this figure, at `small` and at the paper's settings, evaluated on the stored
+# The checks of this figure, at `small` and at the `paper` profile's settings, evaluated on the stored
 # runs as this page was built. Where our runs contradict the paper, the finding gives the
 # numbers, computed from the same runs: the gap between the two losses, the accuracy of the
 # same training without alignment and of the runs without noise, and what differs from the

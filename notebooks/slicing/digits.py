@@ -31,8 +31,8 @@
 # runs on a uniform sample of exactly 400 of its images, a public number, so the class sizes are
 # never released. A record that changes its label touches two classes, and each of those
 # samples can be coupled to one that differs in a single image; so the ten releases together
-# are as private as two releases, and each is calibrated for half the Rényi curve
-# ({prf:ref}`slicing-prop-per-class`). Every image is scaled to norm ½ before the release
+# are as private as two releases, and each is calibrated so that two of them together spend
+# the budget ({prf:ref}`slicing-prop-per-class`). Every image is scaled to norm ½ before the release
 # (replace-one neighbours' rows are then at most 1 apart, the paper's Definition 1): the
 # direction of an image carries its digit, and the whole norm budget goes to it.
 #
@@ -45,8 +45,9 @@
 # uses for every image set: the code and the one-hot label pass a hidden layer of 200 and become
 # 16 maps of 7 × 7, upsampled twice to 28 × 28 through 5 × 5 convolutions (8 maps, then one),
 # a sigmoid per pixel (`generator="conv"`; `"fc"` switches to their fully connected one). It
-# reads the whole pool (its class sizes public, as in their code), and releases as many images
-# as the slicing methods, labels uniform.
+# reads the whole pool and averages the embedding over all its images, so no class size is
+# released on its own; it releases as many images as the slicing methods, their labels uniform
+# as in the authors' code.
 
 # %% tags=["parameters", "remove-cell"]
 scale = "small"

@@ -95,6 +95,27 @@ def test_a_poisson_sample_spends_the_base_budget_that_amplifies_to_the_target(sm
     assert result.synthetic.records == n  # as many records as the whole data by default
 
 
+def test_the_poisson_sample_is_drawn_in_uniformly_random_order(small_mixed, monkeypatch):
+    # the amplification's proof swaps a drawn record for an undrawn one in the same row, which
+    # needs the sample's order to be uniform, not the data's
+    taken = []
+    take = MixedDataset.take
+    monkeypatch.setattr(MixedDataset, "take", lambda self, rows: taken.append(np.array(rows))
+                        or take(self, rows))
+    config = slicing_module.SlicingConfig(sampling_rate=0.5)
+    ledger = RdpLedger(RdpBudget(epsilon=EPSILON, delta=DELTA, relation=REPLACE_ONE))
+    firsts = []
+    for seed in range(200):
+        taken.clear()
+        sample, _, facts = slicing_module._poisson_sample(small_mixed, config, ledger,
+                                                          np.random.default_rng(seed))
+        (rows,) = taken
+        assert len(np.unique(rows)) == len(rows) == sample.records == facts["sample_records"]
+        firsts.append(rows[0])
+    # in the data's order the first row would be one of the first few records nearly always
+    assert np.median(firsts) > small_mixed.records / 4
+
+
 def test_private_bounds_find_the_occupied_bins():
     values = np.random.default_rng(0).uniform(0.2, 0.6, size=(20_000, 2))
     values[:, 1] = 0.0  # a column on one value keeps its one bin

@@ -72,6 +72,19 @@ def test_the_claim_counts_the_pairs_where_algorithm_1_is_ahead(recorded_rows):
     assert _wins(recorded_rows(only_ours), "slicing-tab1", "SliceWass").status == "missing"
 
 
+def test_a_gap_within_the_seeds_spread_is_no_win(recorded_rows):
+    # Algorithm 1 ahead on TVComp by 0.1, its seeds' spread 0.1 too: ahead, but not a win
+    outcome = _wins(recorded_rows(_runs([0.5, 0.7], [0.5, 0.5])), "slicing-tab1", "SliceWass")
+    assert (outcome.figures["won"], outcome.figures["clear"]) == (1, 0)
+    assert outcome.observed.split(" in ")[1][:3] == "0/4"
+    # twice as far ahead on every score as the spread: a win in every pair
+    runs = _runs([0.9, 0.9], [0.5, 0.5])
+    runs.loc[runs["mechanism"] == "Slicing", [f"metric.{s}" for s in ("KSComp", "ContSim",
+                                                                       "LogitRegression")]] = 0.9
+    outcome = _wins(recorded_rows(runs), "slicing-tab1", "SliceWass")
+    assert (outcome.status, outcome.figures["clear"], outcome.figures["pairs"]) == ("pass", 4, 4)
+
+
 def test_the_merf_claim_counts_the_pairs_where_algorithm_1_is_ahead_of_dp_merf(recorded_rows):
     rows = recorded_rows(_runs([0.6, 0.8], [], [0.4, 0.4]))
     outcome = _wins(rows, "slicing-tab1", "DP-MERF")

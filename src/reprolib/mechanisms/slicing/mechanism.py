@@ -10,8 +10,8 @@ the release: Algorithm 1 (the sliced f-divergence of Eq. 5) for the slicing mech
 smoothed sliced Wasserstein distance with k = 1 for SliceWass, then records decoded from the
 generator's rows. The paper spends epsilon = 0.5 on preprocessing and does not count it; here it
 is counted unless ``count_preprocessing=False``, which charges it to a separate ledger reported
-in the diagnostics. With ``sampling_rate`` below 1 the mechanism runs on a Poisson sample, as
-the paper does (rate 0.25), and the ledger holds the base budget that amplifies to the target:
+in the diagnostics. With ``sampling_rate`` below 1 the mechanism runs on a Poisson sample in uniformly
+random order, as the paper does (rate 0.25), and the ledger holds the base budget that amplifies to the target:
 by default through the sample's size, which is valid for this release's same-size neighbours
 (:func:`reprolib.privacy.poisson_same_size_base`, proved on the book's slicing privacy page); the
 paper's Lemma 1, stated for add/remove neighbours, is the switch ``amplification="lemma-1"``.
@@ -269,7 +269,10 @@ def _poisson_sample(data: MixedDataset, config: SlicingConfig, ledger: RdpLedger
                     rng: np.random.Generator) -> tuple[MixedDataset, RdpLedger, dict[str, Any]]:
     """The records the mechanism runs on, the ledger of their base budget, and what the
     diagnostics report of the sampling: the whole data and ``ledger`` at rate 1; else a Poisson
-    sample and a fresh ledger whose budget amplifies to ``ledger``'s.
+    sample, its records in uniformly random order, and a fresh ledger whose budget amplifies to
+    ``ledger``'s. The release has one row per record, so the amplification's proof needs the
+    order: a drawn record swapped for an undrawn one must take its row (the book's slicing
+    privacy page, the Poisson sampling theorem).
     """
     if config.sampling_rate == 1:
         return data, ledger, {}
@@ -280,7 +283,8 @@ def _poisson_sample(data: MixedDataset, config: SlicingConfig, ledger: RdpLedger
         facts: dict[str, Any] = {"typical_sample_size": size}
     else:
         (epsilon, delta), facts = poisson_base(target.epsilon, target.delta, rate), {}
-    sample = data.take(np.flatnonzero(rng.random(data.records) < rate))
+    drawn = np.flatnonzero(rng.random(data.records) < rate)
+    sample = data.take(rng.permutation(drawn))
     base = RdpLedger(dataclasses.replace(target, epsilon=epsilon, delta=delta))
     return sample, base, {"sample_records": sample.records, "base_epsilon": epsilon,
                           "base_delta": delta, "amplification": config.amplification, **facts}
