@@ -79,6 +79,6 @@ SPEC = PaperSpec(
     stand_ins=_stand_ins(),
     stand_in_column="metric.stand_in",
     # every task and the multitask set on the three stand-in states, every epsilon, mechanism
-    # and seed (``comparison.pending_datasets`` and ``pending_mechanisms`` list nothing at small)
-    small_covers_design=True,
+    # and seed, but for the mechanisms ``comparison.pending_mechanisms`` lists
+    design_gaps="reprolib.papers.rappp.comparison:small_design_gaps",
 )
