@@ -135,7 +135,7 @@ def test_the_rerun_command_says_what_it_did(monkeypatch, capsys, scratch_dirs) -
                         lambda artifact, **options: next(counts))
     assert cli.main(["rerun", "rappp-fig8", "--cells", "3", "--device", "cpu"]) == 0
     open_store("rappp-fig8", "small").append(  # recorded before the last change: outdated
-        Cell(artifact="rappp-fig8", mechanism=OUTPUT_CHANGES[-1].mechanisms[0], dataset="d",
+        Cell(artifact="rappp-fig8", mechanism="RAP++", dataset="d",
              epsilon=1.0, delta=None, seed=0, params={}), scale="small", metrics={},
         wall_time_s=1.0, provenance={**collect_provenance("cpu"), "git_revision": "unknown",
                                      "created_at": "2000-01-01T00:00:00+00:00"})

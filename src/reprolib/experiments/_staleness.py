@@ -70,6 +70,9 @@ OUTPUT_CHANGES: tuple[OutputChange, ...] = (
     OutputChange("406a8f084041b553c98a555c1a8e66d5927afffe", "2026-12-06T05:52:56+00:00",
                  ("RAP", "RAP++"),
                  "RAP and RAP++ read the data's answers as exact float64 counts over N"),
+    OutputChange("4d39c06c13cafde5e7d1b31dd73d9010336c00a4", "2026-12-07T05:48:08+00:00",
+                 ("Slicing", "SliceWass"), "the Poisson sample is released in uniformly random order",
+                 ("slicing-tab1", "slicing-tab3")),
 )
 
 #: :func:`rows_to_rerun`'s mark for a row that git cannot place before or after a change and
