@@ -30,9 +30,10 @@ def test_committed_results_fail_no_privpgd_check():
     assert statuses and set(statuses.values()) <= {"pass", "not-applicable", "deviation"}, statuses
     # the documented findings: Private GSD (and PGM+AIM on two datasets) has the lowest SW1, at
     # small scale and against PrivPGD's paper-setting runs; the constraint costs utility;
-    # PGM+MST's downstream error is the lower on five of the nine datasets
+    # PGM+MST's downstream error is the lower on five of the nine datasets, and its query errors
+    # in more than the one (dataset, error) pair the paper allows
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
-        "privpgd-constraint-keeps-utility", "privpgd-downstream",
+        "privpgd-beats-mst", "privpgd-constraint-keeps-utility", "privpgd-downstream",
         "privpgd-edge-shrinks", "privpgd-lowest-sw1", "privpgd-lowest-sw1-paper"]
     assert statuses["privpgd-budget-paper"] == statuses["privpgd-beats-gem-rap-paper"] == "pass"
     # offline, every dataset is a stand-in: comparisons with the paper's tables do not apply
@@ -76,7 +77,21 @@ def test_claims_fail_when_privpgd_loses(copy_of_results, tamper, metrics_changed
     statuses = _statuses(copy_of_results)
     assert statuses["privpgd-lowest-sw1"] == "deviation"  # documented: it keeps failing
     assert statuses["privpgd-sw1-not-tv"] == "fail"
-    assert statuses["privpgd-beats-mst"] == "fail"
+    assert statuses["privpgd-beats-mst"] == "deviation"  # documented: it keeps failing
+
+
+def test_the_mst_deviation_goes_stale_when_privpgd_wins_all_but_one_pair(copy_of_results, tamper,
+                                                                         metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "PrivPGD" and row["dataset"] != "diabetes":
+            for metric in ("covariance_error", "counting_error", "thresholding_error"):
+                values[metric] /= 1000.0
+        elif row["mechanism"] == "PrivPGD":  # the paper's one exception
+            values["covariance_error"] /= 1000.0
+            values["counting_error"] /= 1000.0
+
+    tamper(copy_of_results, "privpgd-fig1", "small", metrics_changed(change))
+    assert _statuses(copy_of_results)["privpgd-beats-mst"] == "fail"
 
 
 def test_a_flat_protected_error_fails_the_constraint_claim(copy_of_results, tamper, metrics_changed):

@@ -8,7 +8,6 @@ from reprolib.mechanisms.marginal.aim import AIMConfig
 from reprolib.papers.preliminaries.budgets import (
     authors_aim_cost_range,
     authors_baseline_costs,
-    authors_mst_cost_factor,
     calibration_noise,
     constraint_split,
     noise_per_cell,
@@ -19,30 +18,32 @@ from reprolib.privacy import eps_to_rho, gaussian_sigma
 
 
 def test_aim_cost_range_is_the_errata_range():
-    # the errata page states 1.82 rho to 1.90 rho for the authors' defaults (T = 16 d, alpha 0.9)
-    low, high = authors_aim_cost_range()
+    # the code of the paper's runs (T = 16 d, alpha 0.9): Gaussian costs booked at half, the
+    # selection at a quarter; the authors' code since 2e0d52a: the Gaussian half only
+    assert [round(x, 2) for x in authors_aim_cost_range()] == [2.19, 2.35]
+    low, high = authors_aim_cost_range(selection_cost=1.0)
     assert round(low, 2) == 1.82 and round(high, 2) == 1.90
-    # closed form: one-way share alpha/(2*16); regular rounds alpha/2 : (1 - alpha)
+    # closed form: one-way share alpha/(2*16); regular rounds alpha/2 : (1 - alpha) booked,
+    # alpha : selection_cost (1 - alpha) true; the final round alpha : (1 - alpha) booked
     oneway = 0.9 / 32
-    assert low == pytest.approx(1 + oneway + (1 - oneway) * 0.45 / 0.55, rel=1e-12)
-    assert high == pytest.approx(1 + oneway + (1 - oneway) * 0.9, rel=1e-12)
+    assert low == pytest.approx(2 * oneway + (1 - oneway) * 1.0 / 0.55, rel=1e-12)
+    assert high == pytest.approx(2 * oneway + (1 - oneway) * 1.9, rel=1e-12)
+    before = authors_aim_cost_range()
+    assert before[0] == pytest.approx(2 * oneway + (1 - oneway) * 2.2, rel=1e-12)  # final round
+    assert before[1] == pytest.approx(2 * oneway + (1 - oneway) * 1.3 / 0.55, rel=1e-12)
 
 
 def test_aim_cost_range_follows_the_config():
-    low, high = authors_aim_cost_range(AIMConfig(alpha=0.5, rounds_factor=1))
+    low, high = authors_aim_cost_range(AIMConfig(alpha=0.5, rounds_factor=1), selection_cost=1.0)
     oneway = 0.25
-    assert low == pytest.approx(1 + oneway + (1 - oneway) * 0.25 / 0.75)
-    assert high == pytest.approx(1 + oneway + (1 - oneway) * 0.5)
-
-
-def test_mst_cost_is_five_thirds():
-    assert authors_mst_cost_factor() == pytest.approx(5 / 3)
-    assert authors_mst_cost_factor(steps=2) == pytest.approx(1.5)
+    assert low == pytest.approx(2 * oneway + (1 - oneway) * 1.0 / 0.75)
+    assert high == pytest.approx(2 * oneway + (1 - oneway) * 1.5)
 
 
 def test_baseline_labels_carry_the_factors():
     costs = authors_baseline_costs()
-    assert list(costs) == ["AIM, 1.82 ρ", "AIM, 1.90 ρ", "MST, 1.67 ρ"]
+    assert list(costs) == ["AIM, paper's runs, 2.19 ρ", "AIM, paper's runs, 2.35 ρ",
+                           "AIM, code since 2e0d52a, 1.82 ρ", "AIM, code since 2e0d52a, 1.90 ρ"]
 
 
 def test_true_epsilon_exceeds_the_label_and_is_the_label_at_factor_one():

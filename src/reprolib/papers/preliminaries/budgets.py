@@ -2,9 +2,9 @@
 
 PrivPGD's two noise calibrations (``"paper"``: the budget's CKS conversion; ``"code"``: the
 authors' Bun-Steinke one), the split of a budget between the marginals and a protected statistic,
-and what the PrivPGD authors' AIM and MST baselines really spend (see the PrivPGD errata page).
-Every number comes from the mechanisms' own accounting: ``allocate`` of PrivPGD, AIM's
-``AIMConfig`` (rounds per attribute, measurement share) and MST's three equal steps.
+and what the PrivPGD authors' AIM baseline really spends (see the PrivPGD errata page). Every
+number comes from the mechanisms' own accounting: ``allocate`` of PrivPGD and AIM's ``AIMConfig``
+(rounds per attribute, measurement share).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import cast
 import pandas as pd
 
 from reprolib.mechanisms.marginal.aim import AIMConfig
-from reprolib.mechanisms.marginal.mst import MST_STEPS
 from reprolib.mechanisms.particles.privpgd import Calibration, ThresholdConstraint, allocate
 from reprolib.privacy import NeighbourRelation, PrivacyBudget, gaussian_sigma, rho_to_eps
 
@@ -90,46 +89,50 @@ def constraint_split(epsilon: float, delta: float,
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("calibration")
 
 
-def authors_aim_cost_range(config: AIMConfig | None = None) -> tuple[float, float]:
+#: The PrivPGD authors' AIM selection before their commit 2e0d52a (18 March 2024): its
+#: exponential mechanism was calibrated for score sensitivity w_r where replace-one needs 2 w_r,
+#: so each selection's true epsilon was twice the booked one and its zCDP cost four times.
+SELECTION_COST_BEFORE_FIX = 4.0
+
+
+def authors_aim_cost_range(config: AIMConfig | None = None, *,
+                           selection_cost: float = SELECTION_COST_BEFORE_FIX
+                           ) -> tuple[float, float]:
     """True zCDP cost of the PrivPGD authors' AIM baseline, as multiples of its booked rho.
 
     Their code books each Gaussian measurement at half its cost (sensitivity 1 instead of sqrt 2;
-    the final round's sigma omits the sqrt 2, so it costs twice its booking too), while the
-    exponential mechanism is booked correctly. The booked total is rho, so the true cost is rho
-    plus the booked measurement share. With T = rounds_factor * d rounds assumed and alpha the
-    measurement share of a round: the d one-way measurements book d * alpha/(2T) rho; each
-    regular round books alpha/2 : (1 - alpha) (Gaussian : exponential); the final round books
-    alpha : (1 - alpha) of what is left. The share is smallest when nothing is left for the
-    final round and largest when (almost) everything is.
+    the final round's sigma omits the sqrt 2, so it costs twice its booking too), and each
+    exponential mechanism at 1/``selection_cost`` of its cost (4 in the code of the paper's runs,
+    1 since the authors' fix). The booked total is rho. With T = rounds_factor * d rounds
+    assumed and alpha the measurement share of a round: the d one-way measurements book
+    d * alpha/(2T) rho; each regular round books alpha/2 : (1 - alpha) (Gaussian : exponential);
+    the final round books alpha : (1 - alpha) of what is left. The extremes are all of the rest
+    spent in regular rounds or in the final one.
 
-    >>> low, high = authors_aim_cost_range()
-    >>> round(low, 2), round(high, 2)
-    (1.82, 1.9)
+    >>> [round(x, 2) for x in authors_aim_cost_range()]
+    [2.19, 2.35]
+    >>> [round(x, 2) for x in authors_aim_cost_range(selection_cost=1.0)]
+    [1.82, 1.9]
     """
     config = config or AIMConfig()
     alpha = config.alpha
     oneway = alpha / (2 * config.rounds_factor)   # d * alpha / (2 T) with T = rounds_factor * d
-    regular = (alpha / 2) / (alpha / 2 + 1 - alpha)
-    low = oneway + (1 - oneway) * regular
-    high = oneway + (1 - oneway) * alpha
-    return 1.0 + low, 1.0 + high
-
-
-def authors_mst_cost_factor(steps: int = MST_STEPS) -> float:
-    """True cost of the authors' MST baseline as a multiple of rho: the two measurement steps
-    spend rho/steps each, but the selection spends the whole rho.
-
-    >>> round(authors_mst_cost_factor(), 4)  # 5/3
-    1.6667
-    """
-    return (steps - 1) / steps + 1.0
+    booked_regular = alpha / 2 + 1 - alpha
+    regular = (alpha + selection_cost * (1 - alpha)) / booked_regular  # true per booked rho
+    final = 2 * alpha + selection_cost * (1 - alpha)
+    ends = [2 * oneway + (1 - oneway) * rest for rest in (regular, final)]
+    return min(ends), max(ends)
 
 
 def authors_baseline_costs(config: AIMConfig | None = None) -> dict[str, float]:
-    """The true-cost factors of the authors' baselines, labelled as the book prints them."""
-    low, high = authors_aim_cost_range(config)
-    mst = authors_mst_cost_factor()
-    return {f"AIM, {low:.2f} ρ": low, f"AIM, {high:.2f} ρ": high, f"MST, {mst:.3g} ρ": mst}
+    """The true-cost factors of the authors' AIM baseline, labelled as the book prints them:
+    in the code of the paper's runs, and since the authors fixed its selection.
+    """
+    costs = {}
+    for when, factor in (("paper's runs", SELECTION_COST_BEFORE_FIX), ("code since 2e0d52a", 1.0)):
+        for end in authors_aim_cost_range(config, selection_cost=factor):
+            costs[f"AIM, {when}, {end:.2f} ρ"] = end
+    return costs
 
 
 def true_epsilons(factors: Mapping[str, float], epsilons: Sequence[float],

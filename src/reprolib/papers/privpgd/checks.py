@@ -140,9 +140,17 @@ def _bands(epsilon: float, artifact: str):
 
 
 def _beats_mst_on_queries(ctx: CheckContext) -> Outcome:
-    wins = [(_means(ctx, "privpgd-fig1", m)["PrivPGD"] < _means(ctx, "privpgd-fig1", m)["PGM+MST"])
-            for m in QUERY_ERRORS]
-    return _share(pd.concat(wins), "(dataset, error) pairs where PrivPGD < PGM+MST")
+    """The paper's wording: better in every (dataset, error) pair but one (Diabetes'
+    thresholding error).
+    """
+    losses = [f"{dataset} ({metric.removesuffix('_error')})" for metric in QUERY_ERRORS
+              for dataset, row in _means(ctx, "privpgd-fig1", metric).iterrows()
+              if not row["PrivPGD"] < row["PGM+MST"]]
+    pairs = len(QUERY_ERRORS) * len(_means(ctx, "privpgd-fig1", QUERY_ERRORS[0]))
+    return Outcome("pass" if len(losses) <= 1 else "fail",
+                   f"PrivPGD's mean below PGM+MST's in {pairs - len(losses)}/{pairs} (dataset, "
+                   "error) pairs", "every pair but at most one",
+                   {"losses": ", ".join(losses), "count": len(losses)})
 
 
 def _downstream_vs_mst(ctx: CheckContext) -> Outcome:
@@ -313,7 +321,10 @@ CHECKS: tuple[Check, ...] = (
       for eps, artifact in zip((2.5, 1.0, 0.2), COMPARISONS, strict=True)],
     _check("privpgd-beats-mst", "privpgd-fig1", "claim",
            "Section 4.3: at ε = 2.5 PrivPGD has lower covariance and query errors than PGM+MST "
-           "(paper: every dataset but one error)", _beats_mst_on_queries),
+           "(paper: every dataset but one error)", _beats_mst_on_queries,
+           deviation=f"Not reproduced at {SCALE} scale: PrivPGD's mean error is at or above "
+           "PGM+MST's in {count} pairs: {losses} (the Figure 1 page). "
+           f"{_UNEQUAL}"),
     _check("privpgd-downstream", "privpgd-fig1", "claim",
            "Section 4.3: PrivPGD's downstream error is consistently better than PGM+MST's",
            _downstream_vs_mst,
