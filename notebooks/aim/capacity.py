@@ -14,7 +14,7 @@
 # # Model capacity (Figure 4 a–b)
 #
 # AIM only considers candidates whose selection keeps the junction tree of the model below a
-# capacity (MAX-SIZE, 80 MB by default; see {prf:ref}`aim-alg-aim`). Section 6.5 of the paper sweeps
+# capacity (MAX-SIZE, 80 MB by default; see {prf:ref}`AIM <aim-alg-aim>`). Section 6.5 of the paper sweeps
 # it from 1.25 MB to 1.28 GB on fire with the all-3way workload at two ε and finds that runtime
 # grows and error falls with capacity: larger is always better, only slower. The paper's two ε are
 # not printed in our copy of the text; we use the values printed below. Each point is the mean over

@@ -241,7 +241,7 @@ print(f"fire, ε = 0.316, Table 3's grid (100 iterations, 10 MB): AIM "
 # ## Why ours annealed earlier: what a warm start keeps
 #
 # Each AIM round refits the model from the previous one (a warm start) and anneals when the fit
-# barely moves the model on the marginal just measured (Algorithm 3: ‖w − z‖₁ ≤ √(2/π)·σ·n). The
+# barely moves the model on the marginal just measured (the paper's Algorithm 3: ‖w − z‖₁ ≤ √(2/π)·σ·n). The
 # engines keep different things from the previous fit. mbi 2.0, and our default
 # (`potentials="measured-cliques"`), keep the potentials on the measured cliques; the new
 # measured cliques contain the old ones, so the warm start is the previous model. The 2022 library

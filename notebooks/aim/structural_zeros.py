@@ -184,7 +184,7 @@ sizes.style.format(precision=3).hide(axis="index")
 # ## The 2022 capacity filter
 #
 # AIM admits a candidate only if the junction tree of the marginals measured so far, the zero
-# sets and the candidate fits in the round's share of the capacity (Algorithm 4, line 12, with
+# sets and the candidate fits in the round's share of the capacity (the paper's Algorithm 4, line 12, with
 # the zero sets as Appendix D asks). The authors' 2022 script computes that size on the fitted
 # model's cliques instead. On its engine those are the maximal cliques of the model's junction
 # tree, fill-in included, while the next fit triangulates the measured sets and the candidate

@@ -47,7 +47,7 @@ table2.style.format({"records": "{:,}", "log10 total domain": "{:.1f}"})
 # ## The budget of AIM's first round
 #
 # ρ for the paper's ε grid at δ = {glue:text}`aim-delta:g` (CKS conversion) and the initial noise
-# σ₀ and selection parameter ε₁ of AIM ({prf:ref}`aim-alg-aim`) for the attribute counts of the
+# σ₀ and selection parameter ε₁ of {prf:ref}`AIM <aim-alg-aim>` for the attribute counts of the
 # paper's datasets, counted in Table 2 above: {glue:text}`aim-attribute-counts:s`. Closed forms.
 
 # %% tags=["hide-input"]

@@ -16,7 +16,8 @@
 # Figures 1–3 of the AIM paper compare the mechanisms on three workloads of 3-way marginals
 # (all 3-way, target, skewed; see {ref}`aim-index`). Each point is the mean workload error
 # (Definition 2, L1 of counts over |D|) of the trials, the bars span the smallest and largest trial;
-# workload-aware mechanisms are drawn solid, workload-agnostic ones dotted. The data are the
+# workload-aware mechanisms (and Gaussian, which answers the workload itself) are drawn solid,
+# workload-agnostic ones dotted. The data are the
 # paper's own six benchmark tables (byte-identical copies; see `reprolib.data`).
 #
 # **GEM** (Liu, Vietri and Wu, NeurIPS 2021) is our re-implementation in JAX of the variant the
@@ -46,8 +47,10 @@
 # from it (we charge its record count, which the code draws with uncounted noise, and fix an
 # index slip in its parent score).
 #
-# **MWEM+PGM** is Algorithm 1 with its public script's one safeguard, as the paper ran every
-# baseline at its open-source defaults: round t of T selects only among the marginals that keep
+# **MWEM+PGM** is the paper's Algorithm 1 with Gaussian noise and an even split of each round's
+# budget (α = 0.5; {ref}`aim-algorithm` dates the public script's versions), and with the script's
+# one safeguard, as the paper ran every baseline at its open-source defaults: round t of T
+# selects only among the marginals that keep
 # the model within t/T of a cap, 25 MB in the script. The reduced scales cut the cap in
 # proportion to AIM's capacity (25/80 of it); the line under the figure gives both. Without the
 # cap, MWEM+PGM's random early choices on adult grow models that a CPU cannot fit in hours.
@@ -119,8 +122,9 @@ glue(f"{artifact}-figure", error_vs_epsilon(results))
 # The paper reports, for the all-3way workload, that AIM has the lowest error among the
 # workload-aware mechanisms in 85 % of its 54 settings, and that before AIM the best of them was
 # MWEM+PGM in 65 % of the settings, GEM in 35 % and RAP in none (Section 6.2). Here: the share of
-# (dataset, ε) settings in which each workload-aware mechanism we re-ran has the lowest mean
-# error, with AIM and without it (the second among MWEM+PGM, GEM and RAP, the paper's three).
+# (dataset, ε) settings in which each of the paper's workload-aware mechanisms (MWEM+PGM, GEM,
+# RAP and AIM; Gaussian is one of its baselines, which release no data) has the lowest mean
+# error, with AIM and without it.
 # A setting where one of them did not run yet is judged among the others; the line above the
 # table names them.
 

@@ -9,10 +9,11 @@ Private-PGM estimate the model that generates the data; the AIM paper compares i
 Accounting, and what changed from the original:
 
 * PrivBayes is pure epsilon-DP under bounded (replace-one) neighbours: Laplace noise, the record
-  count n public (as it is under bounded DP), and a score sensitivity that depends on n. The AIM
-  paper compares every mechanism at one (epsilon, delta) target converted to zCDP under add/remove
-  neighbours, so this port is rho-zCDP under ADD_REMOVE: each exponential-mechanism step costs
-  eps**2/8 and the marginals get Gaussian noise.
+  count n public (as it is under bounded DP), and a score sensitivity that depends on n. This
+  port is rho-zCDP under ADD_REMOVE, AIM's relation, our choice for the AIM comparison (the paper's
+  Section 3.2 notes that PrivBayes uses bounded DP and does not say how it compared mechanisms of
+  different relations): each exponential-mechanism step costs eps**2/8 and the marginals get
+  Gaussian noise.
 * Budget: rho_sel = beta * rho (beta = ``selection_share``, 0.3: ours, after PrivBayes' 0.3 of
   epsilon under pure-DP composition, which does not carry over to rho) buys d - 1 selections,
   each with eps_sel = sqrt(8 rho_sel / (d - 1)); rho_meas = (1 - beta) * rho buys d marginals with

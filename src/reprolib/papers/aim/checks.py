@@ -250,8 +250,9 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
     if scale == "small":
         checks += [
             Check(id=f"{artifact}-aim-best-{scale}", artifact=artifact, kind="claim", scale=scale,
-                  data=DATA, description="AIM is best among the re-run workload-aware mechanisms "
-                                         "in most settings",
+                  data=DATA, description="AIM is the best of the workload-aware mechanisms "
+                                         "(MWEM+PGM, GEM, RAP and AIM) in most settings (the "
+                                         "paper, all-3way: in 85 % of them)",
                   evaluate=lambda ctx: _aim_wins(ctx, artifact, scale),
                   ),
             Check(id=f"{artifact}-privmrf-before-aim-{scale}", artifact=artifact, kind="claim",
@@ -261,7 +262,7 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                                "aim-fig3": "PrivMRF is the best mechanism but AIM, except on "
                                            "salary"}[artifact],
                   evaluate=lambda ctx: _privmrf_best_before_aim(ctx, artifact, scale),
-                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": PRIVMRF_TARGET_HALF,
+                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": None,
                              "aim-fig3": PRIVMRF_SKEWED}[artifact]),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
@@ -337,14 +338,6 @@ PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in {share:.0%} of the "
     "{settings} settings ({others}). The lowest by dataset and epsilon: {by_dataset}. Salary's "
     "runs fit at the paper's 1000 Private-PGM iterations, PrivMRF's as the others'. "
-    f"{PRIVMRF_CAVEATS}")
-PRIVMRF_TARGET_HALF = (
-    "Half, not most, at small scale: on the target workload PrivMRF has the lowest mean error of "
-    "itself and the workload-aware mechanisms in {share:.0%} of the {settings} settings, where "
-    "the paper has it ahead of every one of them; the others lead in the rest ({others}). The "
-    "lowest by dataset and epsilon: {by_dataset}. A tie is not the majority the claim needs "
-    "(reprolib.experiments.most); GEM's rows are still to be re-run, and to run on salary, so "
-    "the count may move. "
     f"{PRIVMRF_CAVEATS}")
 PRIVMRF_SKEWED = (
     "Not seen at small scale, in either direction: on the skewed workload PrivMRF has the lowest "
@@ -558,11 +551,18 @@ def _runtime_grows(ctx: CheckContext, scale: str) -> Outcome:
 def _pgm_beats_rp(ctx: CheckContext, scale: str) -> Outcome:
     from reprolib.papers.aim.pages import mwem_best
 
-    wins = mwem_best(ctx.results("aim-fig7", scale))["pgm_better"]
-    return Outcome("pass" if most(int(wins.sum()), len(wins)) else "fail",
+    best = mwem_best(ctx.results("aim-fig7", scale))
+    wins, losses = best["pgm_better"], best[~best["pgm_better"]]
+    where = "; ".join(f"{d} at ε = {e:.3g} ({row['error, MWEM+PGM']:.3f} against "
+                      f"{row['error, MWEM+RP']:.3f})" for (d, e), row in losses.iterrows())
+    epsilons = best.index.get_level_values("epsilon")
+    above = [e for e in sorted(set(epsilons)) if wins[epsilons >= e].all()]
+    return Outcome("pass" if len(wins) and wins.all() else "fail",
                    f"MWEM+PGM's best-over-T error at most MWEM+RP's in {int(wins.sum())}/"
-                   f"{len(wins)} settings", "more than half of the settings (paper: every "
-                   "dataset and ε)")
+                   f"{len(wins)} settings", "every setting (the paper: 'across every dataset "
+                   "and privacy level considered')",
+                   {"wins": int(wins.sum()), "settings": len(wins), "where": where,
+                    "from": f"{above[0]:.3g}" if above else "no ε"})
 
 
 def _study_checks(scale: str) -> list[Check]:
@@ -599,8 +599,15 @@ def _study_checks(scale: str) -> list[Check]:
               "the fraction that matches a larger error is smaller. Elsewhere it grows at every "
               "step."),
         claim("aim-fig6", "runtime", "AIM's runtime grows with ε", _runtime_grows),
-        claim("aim-fig7", "pgm-wins", "MWEM+PGM beats MWEM+relaxed projection in most settings",
-              _pgm_beats_rp),
+        Check(id=f"aim-fig7-pgm-wins-{scale}", artifact="aim-fig7", kind="claim", scale=scale,
+              data=DATA, description="MWEM+PGM beats MWEM+relaxed projection at every dataset "
+                                     "and ε (Appendix F: 'consistently outperforms')",
+              evaluate=lambda ctx: _pgm_beats_rp(ctx, scale),
+              deviation="Not at every setting at small scale: MWEM+PGM's best-over-T error is "
+              "the lower in {wins} of the {settings} settings; MWEM+RP's is lower at {where}. "
+              "From ε = {from} up MWEM+PGM is the lower everywhere, as the paper found; below, "
+              "three trials of noise-dominated runs decide. The paper's five trials and its "
+              "datasets beyond titanic and nltcs are GPU work (the Figure 7 page)."),
     ]
 
 

@@ -50,7 +50,7 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
         for mechanism, rows in summary[summary["dataset"] == dataset].groupby("mechanism"):
             _errorbar(ax, rows, "epsilon", label=mechanism,
                       color=MECHANISM_COLOURS.get(mechanism),
-                      linestyle="-" if mechanism in WORKLOAD_AWARE else ":")
+                      linestyle="-" if mechanism in (*WORKLOAD_AWARE, "Gaussian") else ":")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(dataset)
