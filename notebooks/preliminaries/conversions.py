@@ -14,7 +14,7 @@
 # # From zCDP to (ε, δ): two conversions
 #
 # The mechanisms of this book account in ρ-zCDP and report (ε, δ)-DP. How much budget ρ a target
-# (ε, δ) allows depends on the conversion: the simple bound of Bun and Steinke (2016) or the tight
+# (ε, δ) allows depends on the conversion: the simple bound of Bun and Steinke (2016) or the tighter
 # one of Canonne, Kamath and Steinke (2020) that the AIM reference code uses. This page computes
 # both on a grid of targets (`reprolib.papers.preliminaries.experiments`) and the Gaussian noise each lets
 # a sensitivity-1 query carry. The chapter {ref}`privacy-preliminaries` derives the formulas.
@@ -86,7 +86,7 @@ for name, value in numbers.items():
     glue(name, value, display=False)
 
 # %% [markdown]
-# **Summary.** At every target the tight conversion allows more ρ, so less noise: at
+# **Summary.** At every target the tighter conversion allows more ρ, so less noise: at
 # ε = {glue:text}`example-epsilon:g` and δ = {glue:text}`privpgd-delta:g` a sensitivity-1 Gaussian
 # needs
 # σ = {glue:text}`sigma_cks_eps1_d5:.4f` instead of {glue:text}`sigma_bs_eps1_d5:.4f`

@@ -11,7 +11,7 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reprolib._device import DEVICES
 from reprolib.experiments import (
@@ -75,14 +75,23 @@ def _dry_run(args: argparse.Namespace) -> int:
         print(f"nothing to compute at scale {args.scale}: every cell is stored")
         return 0
     hours = ("hours", "hours_low", "hours_high")
+    timed = plan.dropna(subset=["seconds"])["artifact"].value_counts()
+
+    def shown(artifact: str, column: str, value: Any) -> str:
+        if column == "artifact":
+            return str(value)
+        if column in hours:  # "?" where no cell of the artifact has an estimate
+            return _hours_text(float(value)) if timed.get(artifact, 0) else "?"
+        return str(int(value))
+
     _print_table([list(summary.columns)]
-                 + [[str(v) if c == "artifact" else _hours_text(v) if c in hours else str(int(v))
-                     for c, v in row.items()] for _, row in summary.iterrows()])
+                 + [[shown(row["artifact"], c, v) for c, v in row.items()]
+                    for _, row in summary.iterrows()])
     unknown = int((plan["basis"] == "none").sum())
     hours, low, high = (summary[c].sum(skipna=False) for c in ("hours", "hours_low", "hours_high"))
     print(f"\n{len(plan)} cell(s) to compute at scale {args.scale}, about {hours:.2f} hours "
           f"from recorded timings (range {_hours_text(low)} to {_hours_text(high)}; - where "
-          "open)"
+          "open, ? where nothing comparable is recorded)"
           + (f", plus {unknown} cell(s) with nothing comparable recorded" if unknown else "")
           + ". Bases: dataset = same mechanism, settings and dataset; mechanism = same mechanism "
             "and settings on other datasets (range: the fastest to the slowest of them); other "

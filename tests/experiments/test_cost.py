@@ -42,6 +42,8 @@ def test_the_dry_run_prints_the_plan_and_runs_nothing(scratch_dirs, capsys):
     assert cli.main(["batch", "--dry-run", "--paper", "preliminaries", "--scale", "smoke"]) == 0
     out = capsys.readouterr().out
     assert "prelim-conversions" in out and "nothing comparable recorded" in out
+    row = next(line.split() for line in out.splitlines() if line.startswith("prelim-conversions"))
+    assert row[2:5] == ["?", "?", "?"]  # no estimate: not zero hours
     assert len(open_store("prelim-conversions", "smoke")) == 0
 
 

@@ -84,7 +84,7 @@ def rho_to_eps(rho: float, delta: float, *, bound: Bound = "cks") -> float:
     Args:
         rho: zCDP parameter, >= 0.
         delta: target delta, in (0, 1).
-        bound: ``"cks"`` (Canonne–Kamath–Steinke 2020, tight) or ``"bun-steinke"`` (2016, simple).
+        bound: ``"cks"`` (Canonne–Kamath–Steinke 2020, tighter) or ``"bun-steinke"`` (2016, simple).
 
     Returns:
         epsilon >= 0 (0 exactly when rho == 0), never below the exact value of the bound.

@@ -6,10 +6,12 @@ Lemma 2, whose curve grows faster than linearly in alpha and is infinite past an
 charged here. Adaptive composition adds the curves order by order (Mironov 2017, Prop. 1); a
 rho-zCDP release is the curve rho * alpha (Bun & Steinke 2016, Def. 1.1), so both kinds mix.
 
-Exactness, as in :class:`reprolib.privacy.Ledger`: each order's total is kept as the exact sum
-(``Fraction``) of the float charges, rounded up to a float before the conversion, and the
-conversion itself rounds up (:func:`reprolib.privacy.rdp_to_eps`). A charge is accepted only if
-the epsilon so obtained is at most the budget's.
+Exactness, as in :class:`reprolib.privacy.Ledger`, for the sums: each order's total is kept as the
+exact sum (``Fraction``) of the float charges, rounded up to a float before the conversion, and
+the conversion itself rounds up (:func:`reprolib.privacy.rdp_to_eps`). A charge is accepted only
+if the epsilon so obtained is at most the budget's. The charged curves are floating-point values
+of closed forms (e.g. ``rho * ORDERS``), correct to an ulp or so, not rounded up as the zCDP
+ledger's charges are.
 """
 
 from __future__ import annotations
