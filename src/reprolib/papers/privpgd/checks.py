@@ -234,27 +234,37 @@ def _wins(means_by_epsilon: dict[float, Means], baseline: str) -> tuple[int, int
     return won, total, ", ".join(f"ε {e:g}: {w}/{n}" for e, (w, n) in counts.items())
 
 
-def _beats_gem_and_rap(means_by_epsilon: dict[float, Means]) -> Outcome:
-    """Passes when PrivPGD's mean error is the lower in most (epsilon, dataset, error) triples
-    against GEM and against RAP.
+def _beats(means: Means, baselines: tuple[str, ...]) -> Outcome:
+    """Passes when PrivPGD's mean error at epsilon = 2.5 (Section 4.3 discusses Figure 1) is the
+    lower in most (dataset, error) pairs against each of ``baselines``.
     """
-    shares = {b: _wins(means_by_epsilon, b) for b in ("GEM", "RAP")}
-    return Outcome("pass" if all(most(w, n) for w, n, _ in shares.values()) else "fail",
-                   "; ".join(f"PrivPGD lower than {b} in {w}/{n} (ε, dataset, error) triples "
-                             f"({w / n:.0%}; {per})" for b, (w, n, per) in shares.items()),
-                   "more than half against each of GEM and RAP, over the six errors and every "
-                   "dataset")
+    shares = {b: _wins({FIGURE_EPSILONS["privpgd-fig1"]: means}, b)[:2] for b in baselines}
+    return Outcome("pass" if all(most(w, n) for w, n in shares.values()) else "fail",
+                   "; ".join(f"PrivPGD lower than {b} in {w}/{n} (dataset, error) pairs "
+                             f"({w / n:.0%})" for b, (w, n) in shares.items()),
+                   "more than half against each of " + " and ".join(baselines)
+                   + ", over the six errors and every dataset",
+                   {"wins": "; ".join(f"{w} of the {n} (dataset, error) pairs against {b}"
+                                      for b, (w, n) in shares.items())})
 
 
-def _beats_gem_and_rap_small(ctx: CheckContext) -> Outcome:
-    return _beats_gem_and_rap({FIGURE_EPSILONS[a]: functools.partial(_means, ctx, a)
-                               for a in COMPARISONS})
+def _beats_small(baselines: tuple[str, ...]):
+    return lambda ctx: _beats(functools.partial(_means, ctx, "privpgd-fig1"), baselines)
 
 
-def _beats_gem_and_rap_at_paper_settings(ctx: CheckContext) -> Outcome:
-    both, _ = _at_paper_settings(ctx)
-    return _beats_gem_and_rap({FIGURE_EPSILONS["privpgd-fig1"]: lambda metric: both.pivot_table(
-        index="dataset", columns="mechanism", values=f"metric.{metric}")})
+def _beats_at_paper_settings(baselines: tuple[str, ...]):
+    def evaluate(ctx: CheckContext) -> Outcome:
+        both, _ = _at_paper_settings(ctx)
+        return _beats(lambda metric: both.pivot_table(index="dataset", columns="mechanism",
+                                                      values=f"metric.{metric}"), baselines)
+    return evaluate
+
+
+GSD_AHEAD = (
+    "Not reproduced at {scale}: at ε = 2.5 PrivPGD's mean error is the lower in {wins}, where "
+    "the paper has Private GSD only occasionally ahead. Private GSD runs "
+    "untuned, at its authors' settings, on the stand-ins; the paper tuned it per dataset on the "
+    "private data, which should only help it. ")
 
 
 def _by_strength(ctx: CheckContext, metric: str) -> pd.DataFrame:
@@ -350,15 +360,29 @@ CHECKS: tuple[Check, ...] = (
            _sw1_favours_privpgd_more_than_l1),
     _check("privpgd-beats-gem-rap", "privpgd-fig1", "claim",
            "Section 4.3: PrivPGD is the preferred method against the query-based baselines, "
-           "especially GEM and RAP: over the three ε it has the lower mean error in most "
-           "(ε, dataset, error) triples against each", _beats_gem_and_rap_small),
+           "especially GEM and RAP: at ε = 2.5 it has the lower mean error in most (dataset, "
+           "error) pairs against each", _beats_small(("GEM", "RAP"))),
     Check(id="privpgd-beats-gem-rap-paper", artifact="privpgd-fig1", kind="claim", scale="paper",
           data=DATA, description="Section 4.3 with PrivPGD at the paper's settings (Figure 1's "
                                  "GPU runs, ε = 2.5) against GEM's and RAP's small runs, at "
                                  "their authors' settings, on the same datasets and seeds: "
                                  "PrivPGD has the lower mean error in most (dataset, error) "
                                  "pairs against each",
-          evaluate=_beats_gem_and_rap_at_paper_settings),
+          evaluate=_beats_at_paper_settings(("GEM", "RAP"))),
+    _check("privpgd-beats-gsd", "privpgd-fig1", "claim",
+           "Section 4.3: Private GSD 'occasionally surpasses' PrivPGD, which 'usually emerges as "
+           "the best-performing method': at ε = 2.5 PrivPGD has the lower mean error in most "
+           "(dataset, error) pairs", _beats_small(("Private GSD",)),
+           deviation=GSD_AHEAD.format(scale=f"{SCALE} scale", wins="{wins}") + _UNEQUAL),
+    Check(id="privpgd-beats-gsd-paper", artifact="privpgd-fig1", kind="claim", scale="paper",
+          data=DATA, description="Section 4.3 with PrivPGD at the paper's settings (Figure 1's "
+                                 "GPU runs, ε = 2.5) against Private GSD's small runs, at its "
+                                 "authors' settings, on the same datasets and seeds: PrivPGD "
+                                 "has the lower mean error in most (dataset, error) pairs",
+          evaluate=_beats_at_paper_settings(("Private GSD",)),
+          deviation=GSD_AHEAD.format(scale="the paper's settings either", wins="{wins}")
+          + "Here PrivPGD's runs are its GPU runs at the paper's settings, so its cut does "
+          "not explain it."),
     _check("privpgd-edge-shrinks", "privpgd-fig5", "claim",
            "Appendix C: PrivPGD's advantage over the baselines shrinks from ε = 2.5 to ε = 0.2",
            _edge_shrinks,
