@@ -23,8 +23,9 @@ def test_committed_results_fail_no_slicing_check():
     assert sorted(c for c, s in statuses.items() if s == "deviation") == [
         "slicing-fig1-merf-crossover", "slicing-fig2-slicing-beats-slicewass",
         "slicing-fig2-slicing-beats-slicewass-paper", "slicing-tab1-slicing-beats-dpsgd",
-        "slicing-tab1-slicing-beats-merf", "slicing-tab1-slicing-beats-slicewass",
-        "slicing-tab3-slicing-beats-dpsgd", "slicing-tab3-slicing-beats-merf",
+        "slicing-tab1-slicing-beats-merf", "slicing-tab1-slicing-beats-pate",
+        "slicing-tab1-slicing-beats-slicewass", "slicing-tab3-slicing-beats-dpsgd",
+        "slicing-tab3-slicing-beats-merf", "slicing-tab3-slicing-beats-pate",
         "slicing-tab3-slicing-beats-slicewass"]
     assert all(statuses[f"slicing-fig{k}-budget-{scale}"] == "pass"
                for k in (1, 2) for scale in ("smoke", "small"))
@@ -76,14 +77,15 @@ def test_a_dp_ctgan_run_short_of_its_epsilon_fails_the_budget(copy_of_results, t
     assert _statuses(copy_of_results)["slicing-tab3-budget-smoke"] == "fail"
 
 
-def test_a_pate_gan_that_scores_above_algorithm_1_fails_the_claim(copy_of_results, tamper,
-                                                                   metrics_changed):
+def test_a_pate_gan_behind_algorithm_1_everywhere_turns_the_deviation_stale(copy_of_results, tamper,
+                                                                            metrics_changed):
     from reprolib.papers.slicing.reported import SCORES
 
     def change(values, row):
         if row["mechanism"] == "PATE-GAN":
-            values.update({s: 1.0 for s in SCORES if values.get(s) is not None})
+            values.update({s: -1.0 for s in SCORES if values.get(s) is not None})
 
-    assert _statuses(copy_of_results)["slicing-tab3-slicing-beats-pate"] == "pass"
+    # documented: one pair where PATE-GAN is clearly ahead is enough to fail "consistently"
+    assert _statuses(copy_of_results)["slicing-tab3-slicing-beats-pate"] == "deviation"
     tamper(copy_of_results, "slicing-tab3", "small", metrics_changed(change))
     assert _statuses(copy_of_results)["slicing-tab3-slicing-beats-pate"] == "fail"

@@ -152,11 +152,13 @@ def _budgets(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
                    "DP-MERF and the GANs: spent = epsilon")
 
 
-def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:
+def _wins(ctx: CheckContext, artifact: str, rival: str, consistently: bool = False) -> Outcome:
     """Algorithm 1's mean score against ``rival``'s over the (task, score) pairs: a pair counts
     as a win when Algorithm 1's mean is above by more than the larger of the two mechanisms'
     standard deviations over the seeds, so that ties within the seeds' spread count for
-    neither. The figures set both beside the paper's printed rows on Income and count
+    neither. ``consistently`` (the paper's word for the slicing methods against the GAN
+    baselines) also fails the claim on any pair where the rival is ahead by more than the
+    spread. The figures set both beside the paper's printed rows on Income and count
     Algorithm 1's wins by score.
     """
     from reprolib.papers.slicing.reported import SCORES, TABLE_2
@@ -166,8 +168,9 @@ def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:
     means, spreads = by_run.mean(), by_run.std(ddof=0)
     tasks = [t for t in means.index.get_level_values(0).unique()
              if {(t, "Slicing"), (t, rival)} <= set(means.index)]
-    expected = ("more than half of the pairs (the paper: 'in most settings'), each by more than "
-                "the larger of the two mechanisms' standard deviations over the seeds")
+    expected = ("more than half of the pairs, each by more than the larger of the two "
+                "mechanisms' standard deviations over the seeds"
+                + (", and no pair the other way" if consistently else ""))
     if not tasks:
         return Outcome("missing", f"no task has runs of both Slicing and {rival}", expected)
     pairs = [(task, score) for task in tasks for score in SCORES
@@ -178,20 +181,25 @@ def _wins(ctx: CheckContext, artifact: str, rival: str) -> Outcome:
               for t, s in pairs}
     ahead = [p for p in pairs if gaps[p] > 0]
     clear = [p for p in pairs if gaps[p] > spread[p]]
+    behind = [p for p in pairs if -gaps[p] > spread[p]]
     records = (rows.groupby("dataset")["metric.records"].first() if "metric.records" in rows
                else pd.Series(dtype=float))
     ratios = [TABLE_2[task][0] / n for task, n in records.items() if task in TABLE_2]
     figures = {"epsilon": ", ".join(f"{e:g}" for e in sorted(rows["epsilon"].unique())),
                "won": len(ahead), "clear": len(clear), "pairs": len(pairs),
+               "behind": len(behind), "behind_pairs": ", ".join(f"{t} {m}" for t, m in behind)
+               or "none",
                "within_spread": sum(abs(gaps[p]) <= spread[p] for p in pairs),
                "record_ratio": f"{min(ratios):.1f} to {max(ratios):.1f}" if ratios else "more",
                "won_by_score": tally_in_words(pd.Series([s for _, s in ahead], dtype=object)),
                **{f"{key}_on_income": _beside_the_table(means, artifact, mechanism)
                   for key, mechanism in (("rival", rival), ("slicing", "Slicing"))}}
-    return Outcome("pass" if most(len(clear), len(pairs)) else "fail",
+    holds = most(len(clear), len(pairs)) and not (consistently and behind)
+    return Outcome("pass" if holds else "fail",
                    f"Algorithm 1's mean above {rival}'s by more than the seeds' spread in "
                    f"{len(clear)}/{len(pairs)} (task, score) pairs over {len(tasks)} tasks "
-                   f"(above at all in {len(ahead)})", expected, figures)
+                   f"(above at all in {len(ahead)}; below by more than the spread in "
+                   f"{len(behind)})", expected, figures)
 
 
 def _beside_the_table(means: pd.DataFrame, artifact: str, mechanism: str) -> str:
@@ -249,7 +257,16 @@ GAN_AHEAD_AT_SMALL = (
     "generator that gave every record one class). As for DP-MERF, whether 200 epochs close the gap is a question for the "
     "paper-scale run, which needs a GPU.")
 # the claims against the GAN baselines our small runs contradict (None: expected to hold)
-GAN_DEVIATIONS: dict[str, str | None] = {"PATE-GAN": None, "DP-CTGAN": GAN_AHEAD_AT_SMALL}
+PATE_NOT_CONSISTENTLY = (
+    "Not consistently at small scale on the stand-ins: Algorithm 1 is ahead of our PATE-GAN by "
+    "more than the seeds' spread in {clear} of the {pairs} (task, score) pairs, within it in "
+    "{within_spread}, and behind by more than it in {behind} ({behind_pairs}). On Income at "
+    "epsilon {epsilon} PATE-GAN's mean scores beside the paper's PATE row: {rival_on_income}. "
+    "What differs from the paper: the stand-in data; the slicing methods' compute (20 of the "
+    "paper's 200 epochs, m' = 100); PATE-GAN's settings, SmartNoise's defaults, with its "
+    "data-independent accounting, while the paper does not give its settings.")
+GAN_DEVIATIONS: dict[str, str | None] = {"PATE-GAN": PATE_NOT_CONSISTENTLY,
+                                         "DP-CTGAN": GAN_AHEAD_AT_SMALL}
 
 
 def _comparison_checks(artifact: str) -> list[Check]:
@@ -276,10 +293,11 @@ def _comparison_checks(artifact: str) -> list[Check]:
               deviation=MERF_DEVIATIONS[artifact]),
         *(Check(id=f"{artifact}-slicing-beats-{short}", artifact=artifact, kind="claim",
                 scale="small", data=STAND_INS,
-                description=f"Algorithm 1 gives higher-quality data than {row} ({table}; the "
-                            "paper's abstract: 'consistently' better than its baselines): above "
-                            f"our {rival} in most (task, score) pairs",
-                evaluate=partial(_wins, artifact=artifact, rival=rival),
+                description=f"Algorithm 1 consistently outperforms {row} ({table}; the "
+                            "paper's Section 4.1: the slicing methods 'consistently outperform "
+                            f"the other baselines'): ahead of our {rival} in most (task, score) "
+                            "pairs and behind in none",
+                evaluate=partial(_wins, artifact=artifact, rival=rival, consistently=True),
                 deviation=GAN_DEVIATIONS[rival])
           for short, row, rival in (("pate", "PATE", "PATE-GAN"),
                                     ("dpsgd", "DP-SGD", "DP-CTGAN"))),
