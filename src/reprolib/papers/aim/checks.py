@@ -134,7 +134,7 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
     compared = ("PrivMRF", *rivals)
     best = winners(rows, compared)
     figures: dict[str, object] = {"settings": len(best), "by_dataset": _winners_in_words(best)}
-    if artifact != "aim-fig3":
+    if artifact == "aim-fig1":
         share = best_share(rows, compared)
         figures |= {"share": float(share["PrivMRF"]), "others": tally_in_words(
             best["mechanism"][best["mechanism"] != "PrivMRF"], "{label} {share:.0%}", of=len(best))}
@@ -142,6 +142,16 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
                        f"PrivMRF lowest mean error in {share['PrivMRF']:.0%} of settings among "
                        f"{', '.join(compared)}{_absent(rows, compared)}",
                        "more than half of the settings", figures)
+    if artifact == "aim-fig2":  # "outperforms all workload-aware mechanisms": on every dataset
+        by_dataset = (best["mechanism"] == "PrivMRF").groupby(best["dataset"]).mean()
+        weak = by_dataset[~by_dataset.map(most)]
+        figures |= {"weak": listed_in_words([f"{d} ({v:.0%} of its ε)" for d, v in weak.items()]),
+                    "by_dataset_share": ", ".join(f"{d} {v:.0%}" for d, v in by_dataset.items())}
+        return Outcome("pass" if weak.empty else "fail",
+                       f"PrivMRF lowest mean error among {', '.join(compared)} in most ε on "
+                       f"{len(by_dataset) - len(weak)} of {len(by_dataset)} datasets "
+                       f"({figures['by_dataset_share']}){_absent(rows, compared)}",
+                       "more than half of the ε on every dataset", figures)
     salary = rows["dataset"] == "salary"
     elsewhere = float(best_share(rows[~salary], compared)["PrivMRF"])
     on_salary = float(best_share(rows[salary], compared)["PrivMRF"]) if salary.any() else 0.0
@@ -262,7 +272,7 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                                "aim-fig3": "PrivMRF is the best mechanism but AIM, except on "
                                            "salary"}[artifact],
                   evaluate=lambda ctx: _privmrf_best_before_aim(ctx, artifact, scale),
-                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": None,
+                  deviation={"aim-fig1": PRIVMRF_NOT_BEST, "aim-fig2": PRIVMRF_TARGET_NOT_EVERYWHERE,
                              "aim-fig3": PRIVMRF_SKEWED}[artifact]),
             Check(id=f"{artifact}-aim-falls-{scale}", artifact=artifact, kind="claim",
                   scale=scale, data=DATA, description="AIM's error falls as ε grows",
@@ -338,6 +348,12 @@ PRIVMRF_NOT_BEST = (
     "Not seen at small scale: AIM aside, PrivMRF has the lowest mean error in {share:.0%} of the "
     "{settings} settings ({others}). The lowest by dataset and epsilon: {by_dataset}. Salary's "
     "runs fit at the paper's 1000 Private-PGM iterations, PrivMRF's as the others'. "
+    f"{PRIVMRF_CAVEATS}")
+PRIVMRF_TARGET_NOT_EVERYWHERE = (
+    "Not on every dataset at small scale: on the target workload PrivMRF has the lowest mean "
+    "error of itself and the workload-aware mechanisms in most ε on every dataset but {weak} "
+    "(by dataset: {by_dataset_share}). The lowest by dataset and epsilon: {by_dataset}. GEM's "
+    "rows are still to be re-run, and to run on salary, so the count may move. "
     f"{PRIVMRF_CAVEATS}")
 PRIVMRF_SKEWED = (
     "Not seen at small scale, in either direction: on the skewed workload PrivMRF has the lowest "
