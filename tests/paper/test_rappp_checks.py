@@ -95,3 +95,14 @@ def test_the_best_f1_check_names_every_miss_or_else_where_rappp_is_furthest_behi
         "at ε = 1 PGM's 0.720 (standard error 0.005) against RAP++'s 0.700 (0.005)")
     ahead = _rappp_best(summary[summary["target"] == "income"], 0.0, "best")
     assert ahead.status == "pass" and ahead.observed == "RAP++ within 0 of the best at 1/1 (target, ε)"
+
+
+def test_the_multitask_income_claim_needs_income_to_hold_rappps_largest_gain(
+        copy_of_results, tamper, metrics_changed):
+    def change(values, row):
+        if row["mechanism"] == "RAP++" and values.get("f1.owner") is not None:
+            values["f1.owner"] += 0.5  # RAP++'s edge over PGM now largest on owner
+
+    assert _statuses(copy_of_results)["rappp-fig9-income-small"] == "pass"
+    tamper(copy_of_results, "rappp-fig9", "small", metrics_changed(change))
+    assert _statuses(copy_of_results)["rappp-fig9-income-small"] == "fail"

@@ -442,12 +442,16 @@ def _single_task_claims(scale: Scale) -> list[Check]:
 
 
 def _multitask_income(ctx: CheckContext, scale: str) -> Outcome:
-    means = _f1_means(ctx, "rappp-fig9", scale, None).loc["income"]
+    every = _f1_means(ctx, "rappp-fig9", scale, None)
+    gaps = (every["RAP++"] - every["PGM"]).groupby(level="target").mean()
+    means = every.loc["income"]
     behind = means[means["RAP++"] <= means["PGM"]]
-    return Outcome("pass" if behind.empty else "fail",
+    largest = str(gaps.idxmax())
+    return Outcome("pass" if behind.empty and largest == "income" else "fail",
                    f"RAP++ above PGM on income at {len(means) - len(behind)}/{len(means)} ε; "
-                   f"mean gap {float((means['RAP++'] - means['PGM']).mean()):+.3f}",
-                   "on the multitask data RAP++'s income F1 above PGM's at every ε")
+                   "mean gap by target: " + ", ".join(f"{t} {g:+.3f}" for t, g in gaps.items()),
+                   "on the multitask data RAP++'s income F1 above PGM's at every ε, and its mean "
+                   "gap over PGM the largest on income ('most significantly')")
 
 
 def _multitask_flat_target(ctx: CheckContext, scale: str) -> Outcome:
