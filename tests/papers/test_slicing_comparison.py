@@ -91,6 +91,16 @@ def test_the_merf_claim_counts_the_pairs_where_algorithm_1_is_ahead_of_dp_merf(r
     assert (outcome.status, outcome.observed.split(" in ")[1][:3]) == ("fail", "1/4")
 
 
+def test_slicewass_is_judged_against_a_rival_as_algorithm_1_is(recorded_rows):
+    # TVComp: Algorithm 1 level with DP-MERF on average, SliceWass clearly ahead of it
+    rows = recorded_rows(_runs([0.3, 0.5], [0.5, 0.5], [0.4, 0.4]))
+    assert _wins(rows, "slicing-tab1", "DP-MERF").figures["clear"] == 0
+    outcome = _wins(rows, "slicing-tab1", "DP-MERF", champion="SliceWass")
+    assert (outcome.figures["clear"], outcome.figures["name"]) == (1, "SliceWass")
+    assert outcome.observed.startswith("SliceWass's mean above DP-MERF's by more than the seeds' "
+                                       "spread in 1/4")
+
+
 def test_pate_gans_cost_is_worded_from_its_runs():
     runs = pd.DataFrame({"mechanism": ["PATE-GAN"] * 3 + ["Slicing"], "epsilon": 5.1,
                          "dataset": ["mobility", "mobility", "income", "income"],
