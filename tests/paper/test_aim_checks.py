@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pandas as pd
 
 from reprolib._paths import repo_root
@@ -239,6 +240,22 @@ def test_error_rising_and_runtime_falling_with_capacity_or_epsilon_and_a_stale_d
     # a documented deviation that no longer shows fails, so that its note is revised
     assert statuses["aim-fig5-grows-small"] == "fail"
     assert statuses["aim-fig6-runtime-small"] == "fail"
+
+
+def test_a_runtime_above_its_start_only_at_the_largest_epsilon_is_no_rising_trend(copy_of_results,
+                                                                                  tamper):
+    def falling_after_a_jump(frame):
+        """1 s at the smallest epsilon, then falling from 100 s to 2 s at the largest."""
+        smallest, largest = frame["epsilon"].min(), frame["epsilon"].max()
+        frame["metrics_json"] = [
+            _with_metrics(m, seconds=lambda t, e=e: 1.0 if e == smallest
+                          else 2.0 + 98.0 * np.log(largest / e) / np.log(largest / smallest))
+            for m, e in zip(frame["metrics_json"], frame["epsilon"], strict=True)]
+        return frame
+
+    assert _statuses(copy_of_results)["aim-fig6-runtime-small"] == "pass"
+    tamper(copy_of_results, "aim-fig6", "small", falling_after_a_jump)
+    assert _statuses(copy_of_results)["aim-fig6-runtime-small"] == "fail"
 
 
 def test_privmrf_must_lead_the_target_workload_on_every_dataset():
