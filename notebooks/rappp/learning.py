@@ -28,8 +28,7 @@
 # (printed below). The paper's Figures 4 and 8 show DP-MERF and DP-CTGAN beside RAP++, RAP and
 # PGM. DP-MERF runs here with its authors' tabular settings on the single-task data only (the
 # paper tuned it and does not say how, nor how it ran it on five labels; see {ref}`rappp-index`).
-# DP-CTGAN, a generator of whole records, belongs to both designs (the lines below say whether
-# its runs are in at this scale). It runs SmartNoise's settings
+# DP-CTGAN, a generator of whole records, belongs to both designs. It runs SmartNoise's settings
 # with 30 of its 300 epochs at `small` scale, its noise calibrated to them (the paper tuned its
 # noise scale and does not say to what).
 #

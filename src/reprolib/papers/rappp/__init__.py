@@ -79,6 +79,6 @@ SPEC = PaperSpec(
     stand_ins=_stand_ins(),
     stand_in_column="metric.stand_in",
     # every task and the multitask set on the three stand-in states, every epsilon, mechanism
-    # and seed, but for the mechanisms ``comparison.pending_mechanisms`` lists
+    # and seed, but for any mechanism ``comparison.pending_mechanisms`` lists
     design_gaps="reprolib.papers.rappp.comparison:small_design_gaps",
 )

@@ -141,13 +141,11 @@ COMPARISON: dict[Scale, ComparisonSettings] = {
                                 mm_queries=200_000),
 }
 
-# DP-CTGAN's multitask runs at small scale are being computed (results/pending/rappp-multitask):
-# until they are in, the small grid leaves it out and the pages list it as not yet run
 MULTITASK: dict[Scale, ComparisonSettings] = {
     "smoke": dataclasses.replace(COMPARISON["smoke"], datasets=("multitask/ma2018",),
                                  mechanisms=MULTITASK_MECHANISMS),
     "small": dataclasses.replace(COMPARISON["small"], datasets=design("small", multitask=True),
-                                 mechanisms=MULTITASK_MECHANISMS[:-1]),
+                                 mechanisms=MULTITASK_MECHANISMS),
     "paper": dataclasses.replace(COMPARISON["paper"], datasets=design("paper", multitask=True),
                                  mechanisms=MULTITASK_MECHANISMS),
 }
