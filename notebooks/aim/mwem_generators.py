@@ -27,8 +27,8 @@
 # `results/aim/benchmarks/projection-switches.csv` and the module's docstring quotes them), where
 # RAP on counting queries needs them (the Figures 1–3 pages).
 #
-# At `small` scale Figure 7 runs the profile's nine ε and three trials on titanic and nltcs, two
-# of its four datasets. Each round of MWEM+RP takes 1,000 Adam steps on 1,000 relaxed rows
+# At `small` scale Figure 7 runs the profile's nine ε and three trials on titanic and nltcs, the
+# two smallest of its datasets. Each round of MWEM+RP takes 1,000 Adam steps on 1,000 relaxed rows
 # against every marginal measured so far, under a minute for a T = 20 run on these two datasets
 # on one CPU core (the lines below the settings give the medians); on adult, whose 3-way marginals are far larger, one T = 20 run had not finished
 # after 17 minutes, so adult and salary wait for a GPU.

@@ -208,7 +208,7 @@ print(f"fire, ε = 0.316, Table 3's grid (100 iterations, 10 MB): AIM "
 
 # %% [markdown]
 # On msnbc at the two smallest ε, AIM's mean error is above MST's (the first two lines; Figure 1
-# shows both once msnbc's grid is merged). The authors' AIM does no better
+# shows both). The authors' AIM does no better
 # there: in seeds 0 and 1 its error is as high as ours or higher (the seed table). The cause is
 # AIM's plan rather than its engine. AIM prices its first measurements as if it ran 16d rounds
 # (256 on msnbc's 16 attributes) and measures every one-way marginal at 0.9ρ/(16d), where MST

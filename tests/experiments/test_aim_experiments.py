@@ -208,7 +208,7 @@ def test_pending_runs_read_as_one_clause_per_mechanism(monkeypatch):
     assert pending_runs_in_words("small") == ""
 
 
-def test_rap_runs_in_every_grid_and_gem_waits_at_small_only_on_salary():
+def test_rap_runs_in_every_grid_and_gem_waits_at_small_only_on_salary_and_msnbc():
     from reprolib.papers.aim.setup import pending_runs
 
     for mechanism in ("RAP", "GEM"):
@@ -217,17 +217,18 @@ def test_rap_runs_in_every_grid_and_gem_waits_at_small_only_on_salary():
     small = grid("aim-fig1", "small")
     assert {c.dataset for c in small if c.mechanism == "RAP"} == set(PROFILES["small"].datasets)
     assert {c.dataset for c in small if c.mechanism == "GEM"} == (
-        set(PROFILES["small"].datasets) - {"salary"})
-    assert pending_runs("small") == {"GEM": ("salary",)}
+        set(PROFILES["small"].datasets) - {"salary", "msnbc"})
+    assert pending_runs("small") == {"MWEM+PGM": ("msnbc",), "GEM": ("salary", "msnbc"),
+                                     "PrivMRF": ("msnbc",)}
     # results/pending's resumption of the waiting runs lifts the wait
     waiting = {"datasets": ("salary",), "mechanisms": ("GEM",)}
     with pytest.raises(ValueError, match="pending=\\{\\}"):
         grid("aim-fig1", "small", **waiting)
     assert len(grid("aim-fig1", "small", **waiting, pending={})) == 9 * 3
-    # a pending pair leaves out exactly its cells: the other mechanisms run on salary
+    # a pending pair leaves out exactly its cells: the other mechanisms run on salary and msnbc
     per_setting = len(PROFILES["small"].epsilons) * PROFILES["small"].trials
     assert len(small) == per_setting * (len(PROFILES["small"].datasets)
-                                        * len(PROFILES["small"].mechanisms) - 1)
+                                        * len(PROFILES["small"].mechanisms) - 4)
     rap = [c for c in grid("aim-fig1", "paper") if c.mechanism == "RAP"]
     assert len(rap) == 6 * 9 * 5
     assert build_mechanism("RAP", rap[0].params).name == "RAP-queries"

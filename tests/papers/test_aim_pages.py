@@ -270,7 +270,8 @@ def test_rap_and_gem_in_words_are_counted_over_the_stored_settings(tmp_path, mon
 
     assert relaxed_baselines_in_words(tmp_path) == {
         "rap_runs": "0", "gem_runs": "0", "gem_datasets": "none", "gem_pending": "still to run on "
-        "salary, where the pages judge each setting among the mechanisms that ran and say so",
+        "salary and msnbc, where the pages judge each setting among the mechanisms that ran and "
+        "say so",
         "rap_lowest": "none of the 0 settings", "rap_best_prior": "no setting",
         "rap_beats_independent": "no setting (no runs of both stored)"}
     table = pq.read_table(store_path("aim-fig1", "small"))

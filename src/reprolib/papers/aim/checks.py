@@ -128,6 +128,12 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
     rows = ctx.results(artifact, scale)
     if "PrivMRF" not in set(rows["mechanism"]):
         return Outcome("fail", "no PrivMRF runs recorded", "PrivMRF's runs beside the others'")
+    # a claim about PrivMRF is judged where PrivMRF ran; the datasets left out are named
+    ran = set(rows.loc[rows["mechanism"] == "PrivMRF", "dataset"])
+    left_out = [d for d in dict.fromkeys(rows["dataset"]) if d not in ran]
+    rows = rows[rows["dataset"].isin(ran)]
+    unjudged = (f"; {listed_in_words(left_out)} left out: PrivMRF not run there yet"
+                if left_out else "")
     rivals = (tuple(m for m in compared_workload_aware(rows["mechanism"]) if m != "AIM")
               if artifact == "aim-fig2" else
               tuple(m for m in dict.fromkeys(rows["mechanism"]) if m not in ("AIM", "PrivMRF")))
@@ -140,7 +146,7 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
             best["mechanism"][best["mechanism"] != "PrivMRF"], "{label} {share:.0%}", of=len(best))}
         return Outcome("pass" if most(share["PrivMRF"]) else "fail",
                        f"PrivMRF lowest mean error in {share['PrivMRF']:.0%} of settings among "
-                       f"{', '.join(compared)}{_absent(rows, compared)}",
+                       f"{', '.join(compared)}{_absent(rows, compared)}{unjudged}",
                        "more than half of the settings", figures)
     if artifact == "aim-fig2":  # "outperforms all workload-aware mechanisms": on every dataset
         by_dataset = (best["mechanism"] == "PrivMRF").groupby(best["dataset"]).mean()
@@ -150,7 +156,7 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
         return Outcome("pass" if weak.empty else "fail",
                        f"PrivMRF lowest mean error among {', '.join(compared)} in most ε on "
                        f"{len(by_dataset) - len(weak)} of {len(by_dataset)} datasets "
-                       f"({figures['by_dataset_share']}){_absent(rows, compared)}",
+                       f"({figures['by_dataset_share']}){_absent(rows, compared)}{unjudged}",
                        "more than half of the ε on every dataset", figures)
     salary = rows["dataset"] == "salary"
     elsewhere = float(best_share(rows[~salary], compared)["PrivMRF"])
@@ -158,7 +164,7 @@ def _privmrf_best_before_aim(ctx: CheckContext, artifact: str, scale: str) -> Ou
     return Outcome("pass" if most(elsewhere) and on_salary < 0.5 else "fail",
                    f"PrivMRF lowest mean error among {', '.join(compared)} in {elsewhere:.0%} of "
                    f"the settings outside salary and {on_salary:.0%} on salary"
-                   + _absent(rows, compared),
+                   + _absent(rows, compared) + unjudged,
                    "more than half outside salary, under half on salary",
                    figures | {"elsewhere": elsewhere, "on_salary": on_salary,
                               "ratios": _privmrf_to_best_other(rows[~salary], rivals)})
@@ -228,8 +234,11 @@ def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> O
                     f"{'apart' if apart else 'overlapping'}; "
                     + (f"{steps.min():.0f} to " if steps.min() < steps.max() else "")
                     + f"{steps.max():.0f} rounds a run)")
+                risen.setdefault(f"{dataset}_rounds", []).append(
+                    f"{rounds.get_group((dataset, a)).mean():.0f} rounds on average at ε = "
+                    f"{a:.3g}, {rounds.get_group((dataset, b)).mean():.0f} at {b:.3g}")
     datasets = means.index.get_level_values("dataset").nunique()
-    falling = datasets - len(risen)
+    falling = datasets - len({key.rsplit("_", 1)[0] for key in risen})
     figures = {key: "; ".join(v) for key, v in risen.items()}
     seed0 = rows[(rows["mechanism"] == "AIM") & (rows["seed"] == 0)].groupby(
         ["dataset", "epsilon"])["metric.workload_error"].mean()
@@ -279,8 +288,8 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
                   evaluate=lambda ctx: _error_falls_with_epsilon(ctx, artifact, scale),
                   deviation={"aim-fig1": f"{SMALLEST_EPSILONS_NOISE} {ADULT_CAPACITY_RISE} "
                                          f"{SALARY_PLATEAU}",
-                             "aim-fig2": SALARY_PLATEAU,
-                             "aim-fig3": SMALLEST_EPSILONS_NOISE}
+                             "aim-fig2": f"{MSNBC_FEWER_ROUNDS} {SALARY_PLATEAU}",
+                             "aim-fig3": f"{SMALLEST_EPSILONS_NOISE} {MSNBC_FEWER_ROUNDS}"}
                   [artifact]),
         ]
     if scale == "small" and artifact == "aim-fig1":
@@ -401,6 +410,13 @@ SALARY_PLATEAU = (
     "is lower at every epsilon from 1 on for all-3way and target and at 4 of those 5 for skewed "
     "(at epsilon 10: 0.260, against 0.235 at 100 iterations), with geometric-mean ratios of "
     "0.87, 0.89 and 0.97 over the nine epsilon.")
+MSNBC_FEWER_ROUNDS = (
+    "On msnbc, run at 10 MB and the paper's 1000 Private-PGM iterations a round (the paper: "
+    "80 MB, and 2500 iterations for the final fit), AIM's mean error rises {msnbc_rises}, and "
+    "AIM runs fewer rounds at the larger ε ({msnbc_rounds}), where more budget should buy more. "
+    "Our first suspect is the capacity cut, as on fire (the runtime page): a model held to 10 MB "
+    "cannot take the larger marginals a larger budget favours, so AIM anneals sooner. It is not "
+    "tested yet; the test is a spot run at the paper's 80 MB at ε = 3.16 and 10.")
 SMALLEST_EPSILONS_NOISE = (
     "Not seen on titanic at small scale: AIM's mean error over three trials rises "
     "{titanic_rises}, and falls at every other step. At these ε AIM runs few rounds on "

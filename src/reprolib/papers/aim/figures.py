@@ -74,16 +74,20 @@ def error_vs_epsilon(frame: pd.DataFrame, metric: str = "workload_error",
 def winners(frame: pd.DataFrame, mechanisms: tuple[str, ...],
             metric: str = "workload_error") -> pd.DataFrame:
     """Per (dataset, epsilon) setting, the :func:`summarise` row of the one of ``mechanisms``
-    with the lowest mean, among those of them that ran in the setting.
+    with the lowest mean, among those of them that ran in the setting; a setting where only one
+    of them ran is no comparison and is left out.
     """
     summary = summarise(frame[frame["mechanism"].isin(mechanisms)], metric)
-    return summary.loc[summary.groupby(["dataset", "epsilon"])["mean"].idxmin()]
+    setting = summary.groupby(["dataset", "epsilon"])["mean"]
+    compared = summary[setting.transform("size") > 1]
+    return compared.loc[compared.groupby(["dataset", "epsilon"])["mean"].idxmin()]
 
 
 def best_share(frame: pd.DataFrame, mechanisms: tuple[str, ...],
                metric: str = "workload_error") -> pd.Series:
     """Share of (dataset, epsilon) settings in which each of ``mechanisms`` has the lowest mean,
-    among those of them that ran in the setting (:func:`absent_runs` names the others).
+    among those of them that ran in the setting (:func:`absent_runs` names the others; a
+    setting where only one ran is left out, :func:`winners`).
     """
     best = winners(frame, mechanisms, metric)["mechanism"]
     return best.value_counts(normalize=True).reindex(mechanisms, fill_value=0.0)

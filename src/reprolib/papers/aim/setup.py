@@ -123,8 +123,9 @@ FIGURE_MECHANISMS: tuple[Mechanism, ...] = ("AIM", "MWEM+PGM", "GEM", "RAP", "Pr
 # grids still being computed at ``small``, in results/pending: GEM on salary, whose 3-way
 # marginals reach 33 x 76 x 501 cells (a step at the 50 largest: 0.86 s on a CPU core,
 # results/aim/benchmarks/gem-step.csv; a run is up to 50 rounds of 100 steps; 20 s to 4 minutes
-# a run on the other datasets)
-PENDING_AT_SMALL: Mapping[Mechanism, tuple[str, ...]] = {"GEM": ("salary",)}
+# a run on the other datasets), and on msnbc (a million records); MWEM+PGM and PrivMRF on msnbc
+PENDING_AT_SMALL: Mapping[Mechanism, tuple[str, ...]] = {
+    "GEM": ("salary", "msnbc"), "MWEM+PGM": ("msnbc",), "PrivMRF": ("msnbc",)}
 # the reference code's MWEM+PGM cap (25 MB) over AIM's capacity (80 MB)
 MWEM_CAPACITY_SHARE = 25.0 / 80.0
 
@@ -136,7 +137,8 @@ PROFILES: dict[Scale, Profile] = {
                      mechanisms=FIGURE_MECHANISMS),
     # the whole design at reduced compute; datasets and mechanisms join as their grids are
     # completed, the rest are listed by ``pending_datasets`` and ``pending_runs``
-    "small": Profile(datasets=("titanic", "nltcs", "adult", "salary"), attributes=None, epsilons=PAPER_EPSILONS,
+    "small": Profile(datasets=("titanic", "nltcs", "adult", "salary", "msnbc"), attributes=None,
+                     epsilons=PAPER_EPSILONS,
                      trials=3, pgm_iters=100, max_model_size_mb=1.0,
                      mwem_max_model_size_mb=1.0 * MWEM_CAPACITY_SHARE,
                      # the large domains need more: at 1 MB AIM holds too few of fire's marginals

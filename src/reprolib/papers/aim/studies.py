@@ -69,7 +69,7 @@ STUDIES: dict[Scale, StudySettings] = {
     # capacities (1.25 MB to its default 80 MB) at the profile's 100 Private-PGM iterations: an
     # AIM run on fire takes from 15 seconds (1.25 MB) to about six minutes (80 MB) on a CPU core;
     # Figure 4 (c) runs at fire's 10 MB of Figures 1-3
-    # Figure 7 runs the profile's nine epsilons and three trials on two of its four datasets:
+    # Figure 7 runs the profile's nine epsilons and three trials on titanic and nltcs:
     # MWEM+RP's relaxed projection takes 1,000 Adam steps a round on 1,000 rows, about a minute
     # a T = 20 run on titanic or nltcs on one CPU core; one T = 20 run on adult had not finished
     # after 17 minutes (adult and salary are GPU work)
