@@ -238,7 +238,8 @@ def _error_falls_with_epsilon(ctx: CheckContext, artifact: str, scale: str) -> O
                     f"{rounds.get_group((dataset, a)).mean():.0f} rounds on average at ε = "
                     f"{a:.3g}, {rounds.get_group((dataset, b)).mean():.0f} at {b:.3g}")
     datasets = means.index.get_level_values("dataset").nunique()
-    falling = datasets - len({key.rsplit("_", 1)[0] for key in risen})
+    falling = datasets - len({key.removesuffix("_rises") for key in risen
+                              if key.endswith("_rises")})
     figures = {key: "; ".join(v) for key, v in risen.items()}
     seed0 = rows[(rows["mechanism"] == "AIM") & (rows["seed"] == 0)].groupby(
         ["dataset", "epsilon"])["metric.workload_error"].mean()
