@@ -583,17 +583,17 @@ def _runtime_grows(ctx: CheckContext, scale: str) -> Outcome:
     from scipy.stats import kendalltau
 
     means = ctx.results("aim-fig6", scale).groupby(["dataset", "epsilon"])["metric.seconds"].mean()
-    ratios = _runtime_ratios(ctx.results("aim-fig6", scale), "dataset", "epsilon")
-    found, ok = [], bool(ratios)
+    found, ok = [], not means.empty
     for dataset, series in means.groupby(level="dataset"):
         seconds = series.droplevel("dataset")
+        ratio = float(seconds.iloc[-1] / seconds.iloc[0])
         test = kendalltau(seconds.index, seconds.to_numpy(), alternative="greater")
-        ok &= ratios[dataset] > 1.0 and test.pvalue < TREND_P
+        ok &= ratio > 1.0 and test.pvalue < TREND_P
         falls = seconds.diff()
         worst = falls.idxmin()
         fall = (f"largest fall {seconds.shift().at[worst]:.3g} s to {seconds.at[worst]:.3g} s "
                 f"at ε = {worst:.3g}" if falls.min() < 0 else "never falls")
-        found.append(f"{dataset}: {ratios[dataset]:.1f}×, tau {test.statistic:.2f} "
+        found.append(f"{dataset}: {ratio:.1f}×, tau {test.statistic:.2f} "
                      f"(p = {test.pvalue:.1g}), {fall}")
     return Outcome("pass" if ok else "fail",
                    "runtime at the largest / smallest ε, Kendall's tau of runtime on ε: "
