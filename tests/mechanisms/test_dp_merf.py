@@ -11,7 +11,7 @@ import torch
 from reprolib.data import Dataset, Domain, MixedDataset
 from reprolib.mechanisms import build, registration
 from reprolib.mechanisms.deep import dp_merf
-from reprolib.privacy import ORDERS, NeighbourRelation, PrivacyBudget, gaussian_rho
+from reprolib.privacy import ORDERS, NeighbourRelation, PrivacyBudget, gaussian_rho, zcdp_curve
 
 EPSILON, DELTA = 2.0, 1e-6
 
@@ -42,7 +42,7 @@ def test_one_release_of_sensitivity_two_over_n_spends_the_budget(small_mixed):
     (charge,) = result.ledger.charges
     sigma = result.diagnostics["sigma"]
     sensitivity = 2.0 / small_mixed.records
-    np.testing.assert_array_equal(charge.curve, gaussian_rho(sigma, sensitivity) * ORDERS)
+    np.testing.assert_array_equal(charge.curve, zcdp_curve(gaussian_rho(sigma, sensitivity)))
     spent = result.ledger.spent_epsilon()
     assert spent <= EPSILON and math.isclose(spent, EPSILON, rel_tol=1e-9)
     sizes = small_mixed.domain.categorical.sizes
@@ -94,7 +94,7 @@ def test_tabular_mode_releases_proportions_and_embedding_at_one_noise_multiplier
     # the embedding: z has a Fourier part and a one-hot part, norm up to sqrt(2)
     sigma = result.diagnostics["sigma"]
     np.testing.assert_array_equal(embedding.curve,
-                                  gaussian_rho(sigma, 2 * math.sqrt(2) / n) * ORDERS)
+                                  zcdp_curve(gaussian_rho(sigma, 2 * math.sqrt(2) / n)))
     rho_proportions = proportions.curve[0] / ORDERS[0]
     assert rho_proportions == pytest.approx(embedding.curve[0] / ORDERS[0], rel=1e-9)
     spent = result.ledger.spent_epsilon()

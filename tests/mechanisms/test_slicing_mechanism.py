@@ -26,6 +26,7 @@ from reprolib.privacy import (
     poisson_base,
     poisson_same_size_base,
     slicing_rdp,
+    zcdp_curve,
 )
 
 EPSILON, DELTA = 2.0, 1e-6
@@ -48,7 +49,7 @@ def test_the_bounds_and_the_release_spend_the_budget_in_closed_form(small_mixed)
     sensitivity = marginal_l2_sensitivity(REPLACE_ONE, columns)
     rho = gaussian_rho(gaussian_sigma(eps_to_rho(0.1 * EPSILON, DELTA, bound="bun-steinke"),
                                       sensitivity), sensitivity)
-    assert np.array_equal(bounds.curve, rho * ORDERS)
+    assert np.array_equal(bounds.curve, zcdp_curve(rho))
     sigma, width = result.diagnostics["sigma"], result.diagnostics["encoded_columns"]
     assert width == sum(small_mixed.domain.categorical.sizes) + columns
     # rows of norm 1/2: same-size neighbours' rows are at most C = 1 apart

@@ -27,7 +27,7 @@ from reprolib.privacy._neighbours import (
 )
 from reprolib.privacy._pate import last_vote_inverse_scale, noisy_vote, vote_rdp, vote_rho
 from reprolib.privacy._rdp import gaussian_rdp, rdp_to_eps
-from reprolib.privacy._rdp_ledger import ORDERS, RdpBudget, RdpCharge, RdpLedger
+from reprolib.privacy._rdp_ledger import ORDERS, RdpBudget, RdpCharge, RdpLedger, zcdp_curve
 from reprolib.privacy._selection import (
     exponential_mechanism,
     exponential_mechanism_epsilon,
@@ -114,4 +114,5 @@ __all__ = [
     "vote_rdp",
     "vote_rho",
     "without_replacement_rdp",
+    "zcdp_curve",
 ]

@@ -11,7 +11,7 @@ from reprolib.privacy import _validate
 from reprolib.privacy._exact import round_up
 from reprolib.privacy._ledger import BudgetExceededError, Ledger
 from reprolib.privacy._rdp import smallest_sigma
-from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
+from reprolib.privacy._rdp_ledger import RdpLedger, zcdp_curve
 
 GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)
 """E|Z| = sqrt(2/pi) for Z ~ N(0, 1), so E||N(0, sigma^2 I_n)||_1 = sqrt(2/pi) sigma n: the expected
@@ -57,7 +57,7 @@ def remaining_gaussian_sigma(ledger: RdpLedger, sensitivity: float) -> float:
             f"the ledger has spent its whole budget (epsilon={ledger.budget.epsilon:g}) before "
             "the Gaussian release; leave it some budget")
     return smallest_sigma(
-        lambda sigma: ledger.epsilon_after(gaussian_rho(sigma, sensitivity) * ORDERS),
+        lambda sigma: ledger.epsilon_after(zcdp_curve(gaussian_rho(sigma, sensitivity))),
         ledger.budget.epsilon, start=sensitivity / math.sqrt(ledger.budget.epsilon))
 
 

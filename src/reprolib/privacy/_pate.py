@@ -32,13 +32,9 @@ from fractions import Fraction
 import numpy as np
 
 from reprolib.privacy import _validate
-from reprolib.privacy._exact import round_up
+from reprolib.privacy._exact import CURVE_SLACK, UNIT_ROUNDOFF, inflate, round_up
 from reprolib.privacy._gaussian import remaining_gaussian_sigma
-from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
-
-#: Relative margin added to the float evaluation of the data-dependent bound, so that rounding in
-#: its logarithms never makes it smaller than the formula's value.
-ROUNDING_MARGIN = 1e-12
+from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger, zcdp_curve
 
 
 def vote_rho(inverse_scale: float) -> float:
@@ -54,7 +50,7 @@ def vote_rdp(inverse_scale: float, gaps: np.ndarray | None = None) -> np.ndarray
     absolute differences between the two labels' counts), composed: the data-dependent bound,
     never above the data-independent one. ``gaps=None``: one vote, data-independent.
     """
-    independent = vote_rho(inverse_scale) * ORDERS
+    independent = zcdp_curve(vote_rho(inverse_scale))
     if gaps is None:
         return independent
     gaps = np.asarray(gaps, dtype=float)
@@ -65,20 +61,41 @@ def vote_rdp(inverse_scale: float, gaps: np.ndarray | None = None) -> np.ndarray
     values, counts = np.unique(gaps, return_counts=True)  # gaps repeat: k + 1 values at most
     for gap, count in zip(values, counts, strict=True):
         total += count * np.minimum(independent, _dependent(lam, float(gap)))
-    return np.nextafter(total * (1.0 + ROUNDING_MARGIN), np.inf)
+    return inflate(total, len(values) + 1.0)  # a product and a sum per gap, all positive
 
 
 def _dependent(lam: float, gap: float) -> np.ndarray:
-    """Papernot et al.'s Theorem 3 at every order for one vote with ``gap`` (inf where it fails)."""
+    """Papernot et al.'s Theorem 3 at every order for one vote with ``gap`` (inf where it fails),
+    bounded from above.
+
+    The value is log(e^first + e^second) / l. Its evaluation errs, absolutely, by the errors of
+    ``first`` and ``second`` weighted by their shares of the sum (the partial derivatives of
+    log-sum-exp), plus a few units of the result. Each of ``first`` and ``second`` errs by a few
+    units of the magnitudes of its parts, and where q enters through log1p its relative error is
+    scaled by the argument over one minus it. The result may be tiny beside those parts (at a large
+    gap q is about e^{-lam g}), so the bound is added, not multiplied: value + slack / l.
+    """
     log_q = math.log(2.0 + lam * gap) - math.log(4.0) - lam * gap
     q = math.exp(log_q)
     if not q < math.expm1(2.0 * lam) / math.expm1(4.0 * lam):
         return np.full(len(ORDERS), np.inf)
     moments = ORDERS - 1.0  # l
     log_1q = math.log1p(-q)
-    first = log_1q + moments * (log_1q - math.log1p(-math.exp(2.0 * lam) * q))
+    shifted = math.exp(2.0 * lam) * q  # < e^{2 lam} / (e^{2 lam} + 1) < 1 by the test above
+    log_1s = math.log1p(-shifted)
+    first = log_1q + moments * (log_1q - log_1s)
     second = log_q + 2.0 * lam * moments
-    return np.logaddexp(first, second) / moments
+    total = np.logaddexp(first, second)
+    # errors in units of roundoff: log q's (relative for q), then log1p's of q and of e^{2 lam} q
+    q_units = abs(math.log(2.0 + lam * gap)) + math.log(4.0) + lam * gap + 4.0
+    log_1q_units = 2.0 * q * (q_units + 1.0) + abs(log_1q)
+    log_1s_units = shifted * (q_units + 4.0) / (1.0 - shifted) + abs(log_1s)
+    first_units = ((1.0 + 2.0 * moments) * (log_1q_units + log_1s_units)
+                   + 2.0 * np.abs(first))
+    second_units = q_units + abs(log_q) + 4.0 * lam * moments + 2.0 * np.abs(second)
+    share = np.exp(first - total)  # first's weight; second's is 1 - share
+    units = share * first_units + (1.0 - share) * second_units + 4.0 * np.abs(total)
+    return np.nextafter((total + CURVE_SLACK * UNIT_ROUNDOFF * units) / moments, np.inf)
 
 
 def noisy_vote(ones: np.ndarray, teachers: int, *, inverse_scale: float, data_dependent: bool,

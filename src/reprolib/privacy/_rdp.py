@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 
 from reprolib.privacy import _validate
-from reprolib.privacy._exact import PRECISE, upper_float
+from reprolib.privacy._exact import PRECISE, inflate, upper_float
 
 RdpConversion = Literal["improved", "classic"]
 
@@ -25,12 +25,13 @@ def gaussian_rdp(alpha: float | np.ndarray, sigma: float, sensitivity: float) ->
     """RDP of the Gaussian mechanism at order(s) ``alpha``: alpha * sensitivity**2 / (2 sigma**2).
 
     Mironov (2017), Table 2; ``sigma`` is the standard deviation of the added noise and
-    ``sensitivity`` the L2 sensitivity of the query (same units as the query).
+    ``sensitivity`` the L2 sensitivity of the query (same units as the query). Bounded from above
+    (:func:`reprolib.privacy._exact.inflate`).
     """
     sigma = _validate.positive("sigma", sigma)
     sensitivity = _validate.positive("sensitivity", sensitivity)
     orders = _orders(alpha)
-    return orders * sensitivity**2 / (2.0 * sigma**2)
+    return inflate(orders * sensitivity**2 / (2.0 * sigma**2), 5.0)  # five roundings, bounded up
 
 
 def rdp_to_eps(

@@ -9,9 +9,10 @@ rho-zCDP release is the curve rho * alpha (Bun & Steinke 2016, Def. 1.1), so bot
 Exactness, as in :class:`reprolib.privacy.Ledger`, for the sums: each order's total is kept as the
 exact sum (``Fraction``) of the float charges, rounded up to a float before the conversion, and
 the conversion itself rounds up (:func:`reprolib.privacy.rdp_to_eps`). A charge is accepted only
-if the epsilon so obtained is at most the budget's. The charged curves are floating-point values
-of closed forms (e.g. ``rho * ORDERS``), correct to an ulp or so, not rounded up as the zCDP
-ledger's charges are.
+if the epsilon so obtained is at most the budget's. The charged curves are floating-point
+evaluations of closed forms, each bounded from above by its own module
+(:func:`reprolib.privacy._exact.inflate` and the forward error bounds beside each use), so no
+rounding makes a charge smaller than its formula.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ from reprolib.privacy._rdp import RdpConversion, rdp_to_eps
 
 #: Rényi orders of the ledger: dense near 1 (large-noise, small-epsilon regimes) and up to 10^4.
 ORDERS = np.unique(np.concatenate([1.0 + np.geomspace(1e-3, 1e4, 600), np.arange(2, 65)]))
+
+
+def zcdp_curve(rho: float) -> np.ndarray:
+    """The RDP curve rho * alpha of a rho-zCDP release on :data:`ORDERS`, each product of the two
+    floats rounded up (one rounding to nearest, then one ulp up).
+    """
+    return np.nextafter(rho * ORDERS, np.inf)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -145,7 +153,7 @@ class RdpLedger:
                     ) -> RdpCharge:
         """Record a rho-zCDP release: the RDP curve rho * alpha at every order."""
         rho = _validate.non_negative("rho", rho)
-        return self.charge(rho * ORDERS, mechanism=mechanism, label=label, repeat=1, rho=rho,
+        return self.charge(zcdp_curve(rho), mechanism=mechanism, label=label, repeat=1, rho=rho,
                            **details)
 
     def spent_epsilon(self, delta: float | None = None) -> float:

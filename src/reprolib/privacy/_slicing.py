@@ -41,6 +41,7 @@ import numpy as np
 from scipy.stats import binom
 
 from reprolib.privacy import _validate
+from reprolib.privacy._exact import inflate
 from reprolib.privacy._ledger import BudgetExceededError
 from reprolib.privacy._neighbours import NeighbourRelation
 from reprolib.privacy._rdp import RdpConversion, rdp_to_eps, smallest_sigma
@@ -78,19 +79,26 @@ def slicing_rdp(alpha: float | np.ndarray, sigma: float, *, dim: int, projection
     _positive_int("dim", dim)
     _positive_int("projections", projections)
     scale, load = dim * sigma**2, (orders**2 - orders) * distance**2
-    valid = load < scale
+    # d sigma^2 - (alpha^2 - alpha) C^2 cancels near the pole; its relative error, in units of
+    # roundoff, is at most (2 d sigma^2 + 4 load + |gap|) / gap. Where that exceeds 2^33 (a
+    # relative error of 2^-20), a first-order bound is no longer safe: the order counts as past
+    # the pole (infinite), which only over-states epsilon.
+    gap = scale - load
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap_units = (2.0 * scale + 4.0 * load + np.abs(gap)) / gap
+    valid = (gap > 0) & (gap_units < 2.0**33)
     out = np.full(orders.shape, np.inf)
     if curve == "lemma-2":
-        out[valid] = projections * orders[valid] * distance**2 / (2.0 * (scale - load[valid]))
-    elif curve == "exact":
-        out[valid] = (-projections / (2.0 * (orders[valid] - 1.0))
-                      * np.log1p(-load[valid] / scale))
+        out[valid] = projections * orders[valid] * distance**2 / (2.0 * gap[valid])
+        units = gap_units[valid] + 5.0
+    elif curve == "exact":  # log(d sigma^2 / gap) = log1p(load / gap), well conditioned
+        out[valid] = (projections / (2.0 * (orders[valid] - 1.0))
+                      * np.log1p(load[valid] / gap[valid]))
+        units = gap_units[valid] + 11.0
     else:
         raise ValueError(f"curve must be 'lemma-2' or 'exact', got {curve!r}")
-    # one ulp up; near the pole, where d sigma^2 - (alpha^2 - alpha) C^2 cancels, the float
-    # evaluation can still fall below the exact formula, by up to about 2e-13 relative (a privacy
-    # audit's check with exact fractions), which moves epsilon by as little
-    return np.nextafter(out, np.inf)
+    out[valid] = inflate(out[valid], units)
+    return out
 
 
 def projection_rdp(alpha: float | np.ndarray, sigma: float, *, blocks: int,
@@ -101,7 +109,7 @@ def projection_rdp(alpha: float | np.ndarray, sigma: float, *, blocks: int,
     orders = np.atleast_1d(np.asarray(alpha, dtype=float))
     sigma = _validate.positive("sigma", sigma)
     _positive_int("blocks", blocks)
-    return orders * blocks * distance**2 / (2.0 * sigma**2)
+    return inflate(orders * blocks * distance**2 / (2.0 * sigma**2), 6.0)
 
 
 def slicing_epsilon(sigma: float, delta: float, *, dim: int, projections: int,

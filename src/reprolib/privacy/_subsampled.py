@@ -22,9 +22,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-#: Relative margin added to the float evaluation of the bound, so that rounding in the
-#: log-sum-exp never makes it smaller than the formula's value.
-ROUNDING_MARGIN = 1e-12
+from reprolib.privacy._exact import inflate
 
 
 def without_replacement_rdp(base: Callable[[np.ndarray], np.ndarray], rate: float,
@@ -61,15 +59,25 @@ def _integer_bound(eps: np.ndarray, rate: float) -> np.ndarray:
         log_second = np.inf
     else:
         log_second = min(math.log(4.0) + math.log(math.expm1(eps2)), math.log(2.0) + eps2)
-    log_binomial = (gammaln(alphas[:, None] + 1.0) - gammaln(alphas[None, :] + 1.0)
+    log_factorials = gammaln(alphas + 1.0)
+    log_binomial = (log_factorials[:, None] - log_factorials[None, :]
                     - gammaln(alphas[:, None] - alphas[None, :] + 1.0))  # (alpha, j)
     with np.errstate(invalid="ignore"):
         terms = (math.log(2.0) + alphas[None, :] * log_rate + log_binomial
                  + (alphas[None, :] - 1.0) * eps[None, :])
     terms[:, 0] = 2.0 * log_rate + log_binomial[:, 0] + log_second
-    terms[alphas[None, :] > alphas[:, None]] = -np.inf  # j runs up to alpha only
-    every = np.concatenate([np.zeros((len(alphas), 1)), terms], axis=1)  # the leading 1
+    # the magnitudes of each term's parts, whose rounding errors the sum carries
+    sizes = (alphas[None, :] * abs(log_rate) + log_factorials[:, None] + log_factorials[None, :]
+             + np.abs(gammaln(alphas[:, None] - alphas[None, :] + 1.0)))
+    sizes[:, 1:] += math.log(2.0) + (alphas[1:] - 1.0) * eps[1:]
+    sizes[:, 0] += abs(log_second)
+    beyond = alphas[None, :] > alphas[:, None]  # j runs up to alpha only
+    terms[beyond], sizes[beyond] = -np.inf, 0.0
+    # log(1 + the rest) as log1p(exp(.)) of the rest's log-sum-exp: no cancellation against the
+    # leading 1, and the relative error is at most the rest's absolute one (see
+    # reprolib.privacy._dp_sgd._log_moment, the same argument)
     with np.errstate(invalid="ignore"):
-        values = logsumexp(every, axis=1) / (alphas - 1.0)
+        values = np.logaddexp(0.0, logsumexp(terms, axis=1)) / (alphas - 1.0)
     values = np.where(np.isnan(values), np.inf, values)
-    return np.nextafter(values * (1.0 + ROUNDING_MARGIN), np.inf)
+    finite = np.where(np.isfinite(sizes), sizes, 0.0)
+    return inflate(values, 8.0 * finite.max(axis=1) + alphas + 8.0)
