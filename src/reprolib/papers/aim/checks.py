@@ -88,16 +88,38 @@ def _absent(rows: pd.DataFrame, mechanisms: tuple[str, ...]) -> str:
     return f" (judged without those missing: {absent})" if absent else ""
 
 
+# Section 6.2, finding (3), all-3way: the share of settings in which AIM has the lowest error
+# among the workload-aware mechanisms
+PAPER_AIM_BEST = 0.85
+SHARE_P = 0.05  # one-sided level of the binomial test that our share is below the paper's
+
+
 def _aim_wins(ctx: CheckContext, artifact: str, scale: str) -> Outcome:
-    from reprolib.papers.aim.figures import best_share
+    """AIM's share of the settings it wins among the workload-aware mechanisms. The paper gives
+    a number for Figure 1 only (85 %; Figures 2 and 3 "support" the finding): there the share
+    must not be significantly below 85 %, counting each setting as a draw (one-sided binomial
+    test); everywhere it must be most settings.
+    """
+    from scipy.stats import binomtest
+
+    from reprolib.papers.aim.figures import winners
     from reprolib.papers.aim.pages import compared_workload_aware
 
     rows = ctx.results(artifact, scale)
     aware = compared_workload_aware(rows["mechanism"])
-    share = float(best_share(rows, aware).get("AIM", 0.0))
-    return Outcome("pass" if most(share) else "fail",
-                   f"AIM lowest mean error in {share:.0%} of settings among {', '.join(aware)}"
-                   + _absent(rows, aware), "more than half (paper, all-3way: 85 %)")
+    best = winners(rows, aware)["mechanism"]
+    wins, settings = int((best == "AIM").sum()), len(best)
+    found = (f"AIM lowest mean error in {wins}/{settings} settings ({wins / max(settings, 1):.0%}) "
+             f"among {', '.join(aware)}")
+    if artifact != "aim-fig1":
+        return Outcome("pass" if most(wins, settings) else "fail", found + _absent(rows, aware),
+                       "more than half")
+    p_value = binomtest(wins, settings, PAPER_AIM_BEST, alternative="less").pvalue if settings else 0
+    return Outcome("pass" if most(wins, settings) and p_value >= SHARE_P else "fail",
+                   f"{found}, one-sided binomial p = {p_value:.2g} against "
+                   f"{PAPER_AIM_BEST:.0%}" + _absent(rows, aware),
+                   f"more than half, and not significantly below the paper's {PAPER_AIM_BEST:.0%} "
+                   f"(p >= {SHARE_P})")
 
 
 def _winners_in_words(best: pd.DataFrame) -> str:
@@ -272,7 +294,8 @@ def _workload_checks(artifact: str, scale: str) -> list[Check]:
             Check(id=f"{artifact}-aim-best-{scale}", artifact=artifact, kind="claim", scale=scale,
                   data=DATA, description="AIM is the best of the workload-aware mechanisms "
                                          "(MWEM+PGM, GEM, RAP and AIM) in most settings (the "
-                                         "paper, all-3way: in 85 % of them)",
+                                         "paper, all-3way: in 85 % of them, which Figure 1's "
+                                         "share must not be significantly below)",
                   evaluate=lambda ctx: _aim_wins(ctx, artifact, scale),
                   ),
             Check(id=f"{artifact}-privmrf-before-aim-{scale}", artifact=artifact, kind="claim",
