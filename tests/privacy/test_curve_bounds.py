@@ -1,4 +1,5 @@
-"""Every Rényi curve the RDP ledger is charged is an upper bound on its closed form.
+"""Every Rényi curve the RDP ledger is charged is an upper bound on its closed form, and the
+slicing mechanism's amplification by sampling never claims less than its formula.
 
 The closed forms are evaluated here independently, in mpmath at 60 significant digits (more where
 a probability underflows them), at regimes chosen to provoke cancellation in double precision: a
@@ -19,6 +20,10 @@ from reprolib.privacy import (
     RdpBudget,
     RdpLedger,
     gaussian_rdp,
+    poisson_amplified,
+    poisson_base,
+    poisson_same_size_amplified,
+    poisson_same_size_base,
     sampled_gaussian_rdp,
     slicing_rdp,
     vote_rdp,
@@ -161,3 +166,37 @@ def test_inflate_multiplies_by_its_slack_rounding_up_and_keeps_infinities():
         assert Fraction(float(bound)) >= exact
         assert float(Fraction(float(bound)) / exact - 1) < 1e-15
     assert bounds[3] == np.inf
+
+
+def _amplified(epsilon, delta, gamma, tail=0):
+    """Lemma 1's (and the same-size variant's) pair, in mpmath."""
+    epsilon, delta, gamma = mp.mpf(epsilon), mp.mpf(delta), mp.mpf(gamma)
+    return mp.log1p(gamma * mp.expm1(epsilon)), gamma * delta + tail
+
+
+@pytest.mark.parametrize("epsilon, delta, rate", [(1.0, 1e-5, 0.01), (0.1, 1e-9, 0.3),
+                                                  (8.0, 1e-6, 1e-4)])
+def test_poisson_amplification_and_its_inverse_never_claim_less_than_lemma_1(epsilon, delta, rate):
+    with mp.workdps(60):
+        amplified = poisson_amplified(epsilon, delta, rate)
+        exact = _amplified(epsilon, delta, rate)
+        assert all(mp.mpf(a) >= e for a, e in zip(amplified, exact, strict=True))
+        base = poisson_base(epsilon, delta, rate)
+        assert all(e <= target for e, target in zip(_amplified(*base, rate),
+                                                    (epsilon, delta), strict=True))
+
+
+@pytest.mark.parametrize("records, rate", [(50_000, 0.01), (1_000, 0.3), (200_000, 0.002)])
+def test_the_same_size_amplification_counts_the_binomial_tail_exactly(records, rate):
+    epsilon, delta = 2.0, 1e-6
+    base_epsilon, base_delta, size = poisson_same_size_base(epsilon, delta, rate=rate,
+                                                            records=records)
+    with mp.workdps(60):
+        tail = mp.betainc(size + 1, records - size, 0, rate, regularized=True)
+        assert tail <= 0.1 * delta  # the share the typical size leaves to larger samples
+        exact = _amplified(base_epsilon, base_delta, mp.mpf(size) / records, tail)
+        assert all(e <= target for e, target in zip(exact, (epsilon, delta), strict=True))
+        assert exact[1] >= delta * (1 - 1e-9)  # and spends the target, to rounding
+        claimed = poisson_same_size_amplified(base_epsilon, base_delta, rate=rate,
+                                              records=records, size=size)
+        assert all(mp.mpf(c) >= e for c, e in zip(claimed, exact, strict=True))

@@ -68,7 +68,7 @@ def upper_float(value: Decimal, magnitude: Decimal) -> float:
     return round_up(Fraction(bound))
 
 
-def inflate(values: np.ndarray, units: np.ndarray | float) -> np.ndarray:
+def inflate(values: np.ndarray | float, units: np.ndarray | float) -> np.ndarray:
     """Upper bounds on the quantities that the floats ``values`` approximate to within ``units``
     units of roundoff (relative, elementwise): values * (1 + CURVE_SLACK * units * UNIT_ROUNDOFF),
     rounded up. Infinite values stay infinite.

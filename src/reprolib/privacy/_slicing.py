@@ -37,6 +37,7 @@ import math
 from collections.abc import Callable
 from typing import Literal
 
+import mpmath as mp
 import numpy as np
 from scipy.stats import binom
 
@@ -178,20 +179,28 @@ def projection_sigma(epsilon: float, delta: float, *, blocks: int, distance: flo
 def poisson_amplified(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
     """(epsilon', delta') of an (epsilon, delta)-DP mechanism run on a Poisson sample of rate
     ``rate`` (the paper's Lemma 1; Balle, Barthe, Gaboardi 2018, for add/remove neighbours):
-    epsilon' = log(1 + rate (e^epsilon - 1)), delta' = rate delta.
+    epsilon' = log(1 + rate (e^epsilon - 1)), delta' = rate delta, each bounded from above (four
+    and one roundings).
     """
     rate = _validate.probability("rate", rate)
     epsilon = _validate.non_negative("epsilon", epsilon)
-    return math.log1p(rate * math.expm1(epsilon)), rate * delta
+    return (float(inflate(math.log1p(rate * math.expm1(epsilon)), 4.0)),
+            math.nextafter(rate * delta, math.inf))
 
 
 def poisson_base(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
-    """The (epsilon, delta) before amplification that :func:`poisson_amplified` turns into the
-    given pair: epsilon_0 = log(1 + (e^epsilon - 1) / rate), delta_0 = delta / rate.
+    """The (epsilon, delta) before amplification that :func:`poisson_amplified` turns into at
+    most the given pair: epsilon_0 = log(1 + (e^epsilon - 1) / rate), delta_0 = delta / rate,
+    each then stepped down until it does.
     """
     rate = _validate.probability("rate", rate)
     epsilon = _validate.non_negative("epsilon", epsilon)
-    return math.log1p(math.expm1(epsilon) / rate), delta / rate
+    base_epsilon, base_delta = math.log1p(math.expm1(epsilon) / rate), delta / rate
+    while poisson_amplified(base_epsilon, base_delta, rate)[0] > epsilon:
+        base_epsilon = math.nextafter(base_epsilon, 0.0)
+    while poisson_amplified(base_epsilon, base_delta, rate)[1] > delta:
+        base_delta = math.nextafter(base_delta, 0.0)
+    return base_epsilon, base_delta
 
 
 TAIL_SHARE = 0.1
@@ -220,7 +229,9 @@ def poisson_same_size_amplified(epsilon: float, delta: float, *, rate: float, re
     The mechanism must be DP for replacing one record among datasets of any one size. With
     gamma = size / records,
 
-        epsilon' = log(1 + gamma (e^epsilon - 1)),  delta' = gamma delta + P[Bin(records, rate) > size].
+        epsilon' = log(1 + gamma (e^epsilon - 1)),  delta' = gamma delta + P[Bin(records, rate) > size],
+
+    each bounded from above (epsilon' for five roundings, delta' evaluated in 30 digits).
 
     Given its size s, which both neighbours' samples share in law and the release reveals, the
     sample is uniform without replacement, which amplifies to log(1 + (s/n)(e^epsilon - 1)) and
@@ -232,8 +243,39 @@ def poisson_same_size_amplified(epsilon: float, delta: float, *, rate: float, re
         raise ValueError(f"size must be in [0, records={records}], got {size!r}")
     gamma = size / records
     epsilon = _validate.non_negative("epsilon", epsilon)
-    return (math.log1p(gamma * math.expm1(epsilon)),
-            gamma * delta + float(binom.sf(size, records, rate)))
+    with mp.workdps(30):
+        total = mp.mpf(size) / records * mp.mpf(delta) + _binomial_tail(size, records, rate)
+    return (float(inflate(math.log1p(gamma * math.expm1(epsilon)), 5.0)),
+            float(inflate(float(total), 1.0)))  # 1 unit: the rounding of a 30-digit value
+
+
+def _binomial_tail(size: int, records: int, rate: float) -> mp.mpf:
+    """An upper bound on P[Bin(records, rate) > size] in the working precision, not a float
+    library's tail, which is only as accurate as its error tables say (Cephes's incomplete beta:
+    up to 9e-10 relative for parameters up to 1e5).
+
+    The probabilities move away from the mode geometrically, so they are summed outward from
+    ``size`` by their recurrence until one is 1e-40 of the sum. At or above the mean the terms
+    of the tail are summed and the rest bounded by a geometric series (the ratio of successive
+    terms falls); below it, one minus the terms from ``size`` down, a lower bound on the rest.
+    """
+    if size >= records:
+        return mp.mpf(0)
+    rate_ = mp.mpf(rate)
+    upper = size >= records * rate
+    k = size + 1 if upper else size
+    term = mp.binomial(records, k) * rate_**k * (1 - rate_) ** (records - k)
+    total, negligible = mp.mpf(0), mp.mpf(10) ** -40
+    while True:
+        total += term
+        if k == (records if upper else 0):
+            return total if upper else 1 - total
+        # term(k + 1) / term(k) upward, term(k - 1) / term(k) downward: falling away from the mode
+        ratio = ((records - k) * rate_ / ((k + 1) * (1 - rate_)) if upper
+                 else k * (1 - rate_) / ((records - k + 1) * rate_))
+        if term * ratio <= total * negligible and ratio < 1:
+            return total + term * ratio / (1 - ratio) if upper else 1 - total
+        term, k = term * ratio, k + 1 if upper else k - 1
 
 
 def poisson_same_size_base(epsilon: float, delta: float, *, rate: float, records: int,
@@ -247,7 +289,8 @@ def poisson_same_size_base(epsilon: float, delta: float, *, rate: float, records
     size = typical_sample_size(records, rate, tail_share * delta)
     gamma = max(size, 1) / records
     base_epsilon = math.log1p(math.expm1(epsilon) / gamma)
-    base_delta = (delta - float(binom.sf(size, records, rate))) / gamma
+    with mp.workdps(30):
+        base_delta = (delta - float(_binomial_tail(size, records, rate))) / gamma
     while poisson_same_size_amplified(base_epsilon, base_delta, rate=rate, records=records,
                                       size=size)[0] > epsilon:
         base_epsilon = math.nextafter(base_epsilon, 0.0)
