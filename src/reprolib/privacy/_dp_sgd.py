@@ -28,13 +28,13 @@ sensitivity of 2C plugged into the add/remove analysis is not.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from reprolib.privacy import _validate
-from reprolib.privacy._exact import inflate, round_up
+from reprolib.privacy._exact import inflate
+from reprolib.privacy._gaussian import gaussian_rho
 from reprolib.privacy._neighbours import NeighbourRelation
 from reprolib.privacy._rdp import smallest_sigma
 from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger
@@ -71,8 +71,7 @@ def add_remove_rdp(sample_rate: float, noise_multiplier: float,
     if orders.size and orders.min() < 2:
         raise ValueError("orders must be at least 2")
     if sample_rate == 1.0:  # no subsampling: the Gaussian mechanism, alpha / (2 z^2)
-        slope = round_up(1 / (2 * Fraction(noise_multiplier) ** 2))
-        return np.nextafter(orders * slope, np.inf)  # one rounding of exact factors
+        return np.nextafter(orders * gaussian_rho(noise_multiplier, 1.0), np.inf)  # rho, up
     unique, where = np.unique(orders, return_inverse=True)
     bounds = [_log_moment(int(alpha), sample_rate, noise_multiplier) for alpha in unique]
     values, units = (np.array(column) for column in zip(*bounds, strict=True))
