@@ -41,8 +41,9 @@ def test_missing_results_are_reported_not_skipped(tmp_path):
     assert set(statuses.values()) == {"missing"}
 
 
-def _tamper(results, scale, epsilon=1.0):
-    """Move one recorded rho (cks, delta 1e-9, ``epsilon``) of the ``scale`` store by 0.1 %."""
+def _tamper(results, scale, epsilon=1.0, move=lambda rho: rho * 1.001):
+    """Move one recorded rho (cks, delta 1e-9, ``epsilon``) of the ``scale`` store, by 0.1 %
+    unless ``move`` says otherwise."""
     path = results / "preliminaries" / "prelim-conversions" / f"{scale}.parquet"
     table = pq.read_table(path)
     frame = table.to_pandas()
@@ -50,7 +51,7 @@ def _tamper(results, scale, epsilon=1.0):
     row = frame.index[(frame["mechanism"] == "cks") & (frame["delta"] == 1e-9)
                       & (frame["epsilon"] == epsilon)][0]
     metrics = json.loads(frame.at[row, "metrics_json"])
-    metrics["rho"] *= 1.001
+    metrics["rho"] = move(metrics["rho"])
     frame.at[row, "metrics_json"] = json.dumps(metrics)
     tampered_table = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(tampered_table.replace_schema_metadata(table.schema.metadata), path)
@@ -96,6 +97,13 @@ def test_a_regression_is_bit_for_bit_only_on_the_recording_cpu(tampered):
     assert there.status == "pass", there.observed
     assert "recorded on cpu (Another CPU, AVX2), recomputed on cpu (" in there.observed
     assert there.expected == "same cells, rel. diff <= 0.01 (across CPUs)"
+
+
+def test_a_recorded_metric_that_is_nan_where_the_code_gives_a_number_fails(recorded):
+    _tamper(recorded, "smoke", move=lambda rho: float("nan"))
+    check = regression_check("prelim-conversions", ["rho"], rtol=1e-9, data="closed forms")
+    [(_, outcome)] = evaluate_checks([check], recorded)
+    assert outcome.status == "fail" and "max rel. diff inf" in outcome.observed
 
 
 def test_small_spots_catch_a_small_grid_the_code_no_longer_reproduces(recorded):

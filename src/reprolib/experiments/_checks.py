@@ -176,6 +176,16 @@ class Check:
             f"{outcome.observed}; the documented deviation is no longer observed: revise it"))
 
 
+def _relative_difference(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """|new - old| / |old| per cell: 0 where both are equal or both NaN (a metric a cell does not
+    define), infinite where only one of them is NaN, so that a metric that turns NaN fails.
+    """
+    equal = (old == new) | (np.isnan(old) & np.isnan(new))
+    with np.errstate(invalid="ignore"):
+        relative = np.abs(new - old) / np.maximum(np.abs(old), np.finfo(float).tiny)
+    return np.where(equal, 0.0, np.where(np.isnan(relative), np.inf, relative))
+
+
 def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 1e-6,
                      cross_cpu_rtol: float | None = None, data: str,
                      small_spots: Mapping[str, object] | None = None,
@@ -223,12 +233,11 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
             elsewhere |= set(both.loc[~same_cpu, "device_rec"])
             recorded_here |= bool(same_cpu.any())
             for metric in metrics:
-                old = both[f"metric.{metric}_rec"].to_numpy(float)
-                new = both[f"metric.{metric}_new"].to_numpy(float)
-                relative = np.abs(new - old) / np.maximum(np.abs(old), np.finfo(float).tiny)
+                relative = _relative_difference(both[f"metric.{metric}_rec"].to_numpy(float),
+                                                both[f"metric.{metric}_new"].to_numpy(float))
                 for mine in (True, False):
                     if (same_cpu == mine).any():
-                        worst[mine] = max(worst[mine], float(np.nanmax(relative[same_cpu == mine])))
+                        worst[mine] = max(worst[mine], float(relative[same_cpu == mine].max()))
         ok = (unmatched == 0 and not outdated and worst[True] <= rtol
               and worst[False] <= tolerance_elsewhere)
         counted = f"{compared} cells recomputed, {unmatched} unmatched"
