@@ -129,13 +129,23 @@ def _vote(lam, gap, alpha):
 @pytest.mark.parametrize("lam", [0.01, 0.1, 1.0])
 @pytest.mark.parametrize("gap", [0, 5, 50, 500])
 def test_pates_vote_curves_bound_theorem_3_at_large_gaps_and_orders_near_one(lam, gap):
-    picks = np.r_[0:6, 6:len(ORDERS):25]
-    curve = vote_rdp(lam, np.array([float(gap)]))[picks]
+    curve = vote_rdp(lam, np.array([float(gap)]))
     with mp.workdps(500):  # q = e^{-500} at lam = 1, gap = 500
-        exact = [_vote(lam, gap, mp.mpf(float(a))) for a in ORDERS[picks]]
-        _assert_bounds(curve, exact, looseness=1e-3)  # an additive bound: loose where tiny
+        _assert_bounds(curve, [_vote(lam, gap, mp.mpf(float(a))) for a in ORDERS],
+                       looseness=1e-12)
         _assert_bounds(vote_rdp(lam), [2 * mp.mpf(lam) ** 2 * mp.mpf(float(a))
                                        for a in ORDERS])
+
+
+def test_pates_vote_curve_stays_a_bound_where_q_is_below_every_float():
+    """lam g = 5,000: q is about e^{-5000}, past the cap on the working precision. Where log(1 - q)
+    dominates, the bound rounds up to the smallest floats; at large orders e^{2 lam l} q takes
+    over and the bound is tight again."""
+    picks = np.r_[0:3, 6:len(ORDERS):50, len(ORDERS) - 1]
+    curve = vote_rdp(1.0, np.array([5000.0]))[picks]
+    with mp.workdps(2300):
+        _assert_bounds(curve, [_vote(1.0, 5000, mp.mpf(float(a))) for a in ORDERS[picks]])
+    assert curve[0] < 1e-320 < curve[-1]
 
 
 @pytest.mark.parametrize("charge", ["zcdp", "gaussian", "projection"])

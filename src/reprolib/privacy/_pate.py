@@ -18,21 +18,25 @@ the plurality with probability exactly
 If q < (e^{2 lam} - 1) / (e^{4 lam} - 1), the log moment at l = alpha - 1 of the privacy loss at
 the actual data is at most log((1 - q) ((1 - q) / (1 - e^{2 lam} q))^l + q e^{2 lam l}), so the
 Rényi divergence of order alpha is at most that divided by alpha - 1. We take the smaller of the
-two bounds at each order and sum over the queries. This curve is a function of the private votes:
-the epsilon it gives is a statement about this dataset and its neighbours, not a differential
-privacy guarantee, and releasing it (or stopping when it is spent) leaks through it (Papernot et
-al. 2018 release it with smooth sensitivity; we do not). The pages say which runs used it.
+two bounds at each order and sum over the queries; the data-dependent one is evaluated in
+interval arithmetic, so its float is an upper bound on the formula. This curve is a function of
+the private votes: the epsilon it gives is a statement about this dataset and its neighbours, not
+a differential privacy guarantee, and releasing it (or stopping when it is spent) leaks through
+it (Papernot et al. 2018 release it with smooth sensitivity; we do not). The pages say which runs
+used it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from reprolib.privacy import _validate
-from reprolib.privacy._exact import CURVE_SLACK, UNIT_ROUNDOFF, inflate, round_up
+from reprolib.privacy._exact import inflate, round_up
 from reprolib.privacy._gaussian import remaining_gaussian_sigma
 from reprolib.privacy._rdp_ledger import ORDERS, RdpLedger, zcdp_curve
 
@@ -60,42 +64,40 @@ def vote_rdp(inverse_scale: float, gaps: np.ndarray | None = None) -> np.ndarray
     total = np.zeros(len(ORDERS))
     values, counts = np.unique(gaps, return_counts=True)  # gaps repeat: k + 1 values at most
     for gap, count in zip(values, counts, strict=True):
-        total += count * np.minimum(independent, _dependent(lam, float(gap)))
+        total += count * np.minimum(independent, np.array(_dependent(lam, float(gap))))
     return inflate(total, len(values) + 1.0)  # a product and a sum per gap, all positive
 
 
-def _dependent(lam: float, gap: float) -> np.ndarray:
-    """Papernot et al.'s Theorem 3 at every order for one vote with ``gap`` (inf where it fails),
-    bounded from above.
+@functools.lru_cache(maxsize=4096)  # a run meets a few gaps at one lam, each thousands of times
+def _dependent(lam: float, gap: float) -> tuple[float, ...]:
+    """Papernot et al.'s Theorem 3 for one vote with ``gap``: log(e^first + e^second) / l at each
+    order, evaluated in mpmath's interval arithmetic (every operation rounded outward), each
+    interval's upper end rounded up to a float; inf at every order if the theorem's condition on
+    q is not certain.
 
-    The value is log(e^first + e^second) / l. Its evaluation errs, absolutely, by the errors of
-    ``first`` and ``second`` weighted by their shares of the sum (the partial derivatives of
-    log-sum-exp), plus a few units of the result. Each of ``first`` and ``second`` errs by a few
-    units of the magnitudes of its parts, and where q enters through log1p its relative error is
-    scaled by the argument over one minus it. The result may be tiny beside those parts (at a large
-    gap q is about e^{-lam g}), so the bound is added, not multiplied: value + slack / l.
+    q is about e^{-lam g}, and log(1 - q) must resolve it: the working precision is 160 bits
+    beyond -log2 q, up to 1,100 bits. Past that q is below the smallest float, log(1 - q) is an
+    interval about zero and the bound stays valid, its values at small orders rounding up to the
+    smallest floats.
     """
-    log_q = math.log(2.0 + lam * gap) - math.log(4.0) - lam * gap
-    q = math.exp(log_q)
-    if not q < math.expm1(2.0 * lam) / math.expm1(4.0 * lam):
-        return np.full(len(ORDERS), np.inf)
-    moments = ORDERS - 1.0  # l
-    log_1q = math.log1p(-q)
-    shifted = math.exp(2.0 * lam) * q  # < e^{2 lam} / (e^{2 lam} + 1) < 1 by the test above
-    log_1s = math.log1p(-shifted)
-    first = log_1q + moments * (log_1q - log_1s)
-    second = log_q + 2.0 * lam * moments
-    total = np.logaddexp(first, second)
-    # errors in units of roundoff: log q's (relative for q), then log1p's of q and of e^{2 lam} q
-    q_units = abs(math.log(2.0 + lam * gap)) + math.log(4.0) + lam * gap + 4.0
-    log_1q_units = 2.0 * q * (q_units + 1.0) + abs(log_1q)
-    log_1s_units = shifted * (q_units + 4.0) / (1.0 - shifted) + abs(log_1s)
-    first_units = ((1.0 + 2.0 * moments) * (log_1q_units + log_1s_units)
-                   + 2.0 * np.abs(first))
-    second_units = q_units + abs(log_q) + 4.0 * lam * moments + 2.0 * np.abs(second)
-    share = np.exp(first - total)  # first's weight; second's is 1 - share
-    units = share * first_units + (1.0 - share) * second_units + 4.0 * np.abs(total)
-    return np.nextafter((total + CURVE_SLACK * UNIT_ROUNDOFF * units) / moments, np.inf)
+    ctx = mpmath.ctx_iv.MPIntervalContext()  # a context of its own: mpmath's global one is left
+    ctx.prec = 160 + min(math.ceil(lam * gap / math.log(2.0)), 1100)
+    lam_ = ctx.mpf(lam)
+    q = (2 + lam_ * gap) / (4 * ctx.exp(lam_ * gap))
+    growth = ctx.exp(2 * lam_)
+    if not q.b < ((growth - 1) / (ctx.exp(4 * lam_) - 1)).a:
+        return (math.inf,) * len(ORDERS)
+    log_q, log_1q, log_1s = ctx.log(q), ctx.log(1 - q), ctx.log(1 - growth * q)
+    bounds = []
+    for order in ORDERS:
+        moment = ctx.mpf(float(order)) - 1  # l
+        first = log_1q + moment * (log_1q - log_1s)
+        second = log_q + 2 * lam_ * moment
+        pivot, other = (first, second) if first.mid >= second.mid else (second, first)
+        upper = ((pivot + ctx.log(1 + ctx.exp(other - pivot))) / moment).b
+        bound = float(upper)
+        bounds.append(bound if mpmath.mpf(bound) >= upper else math.nextafter(bound, math.inf))
+    return tuple(bounds)
 
 
 def noisy_vote(ones: np.ndarray, teachers: int, *, inverse_scale: float, data_dependent: bool,
