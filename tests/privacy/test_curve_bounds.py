@@ -210,3 +210,29 @@ def test_the_same_size_amplification_counts_the_binomial_tail_exactly(records, r
         claimed = poisson_same_size_amplified(base_epsilon, base_delta, rate=rate,
                                               records=records, size=size)
         assert all(mp.mpf(c) >= e for c, e in zip(claimed, exact, strict=True))
+
+
+@pytest.mark.parametrize("curve", ["lemma-2", "exact"])
+@pytest.mark.parametrize("sigma", [1e-3, 1.0])
+def test_the_slicing_curves_bound_their_formulas_next_to_order_one(curve, sigma):
+    """alpha^2 - alpha cancels next to alpha = 1 (off the ledger's grid, which starts at 1.001);
+    at sigma = 1e-3 the pole (alpha^2 - alpha = 1e-6) is there too."""
+    orders = 1 + np.array([3e-7, 1e-9, 1e-12])
+    values = slicing_rdp(orders, sigma, dim=1, projections=2, curve=curve)
+    with mp.workdps(60):
+        exact = []
+        for a in map(mp.mpf, orders.tolist()):
+            gap = mp.mpf(sigma) ** 2 - (a * a - a)
+            exact.append(2 * a / (2 * gap) if curve == "lemma-2"
+                         else 2 / (2 * (a - 1)) * mp.log(mp.mpf(sigma) ** 2 / gap))
+        _assert_bounds(values, exact)
+
+
+@pytest.mark.parametrize("records, rate", [(1, 1e-20), (1_000, 1e-22), (10, 1e-300)])
+def test_the_same_size_amplification_keeps_a_tiny_tail_beyond_an_empty_sample(records, rate):
+    """At size 0 the tail P[S > 0] = 1 - (1 - rate)^records is all of delta'; one minus the
+    probability of an empty sample would cancel it away."""
+    claimed = poisson_same_size_amplified(1.0, 0.0, rate=rate, records=records, size=0)[1]
+    with mp.workdps(60):
+        tail = -mp.expm1(records * mp.log1p(-mp.mpf(rate)))
+        assert tail <= mp.mpf(claimed) <= tail * (1 + mp.mpf(LOOSENESS))

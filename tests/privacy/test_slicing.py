@@ -137,6 +137,26 @@ def test_the_same_size_base_budget_amplifies_to_the_target():
     assert epsilon == pytest.approx(poisson_base(5.1, 1e-5, 0.25)[0], rel=5e-3)
 
 
+def test_amplification_of_pure_dp_and_of_tiny_rates_ends_or_says_why():
+    assert poisson_base(1.0, 0.0, 0.5)[1] == 0.0  # pure DP stays pure (this once looped forever)
+    assert poisson_base(1.0, 1e-5, 1e-7)[1] == 1.0  # delta_0 is a probability
+    with pytest.raises(ValueError, match="base epsilon above 700"):
+        poisson_base(5.0, 1e-5, 1e-306)
+    with pytest.raises(ValueError, match="base epsilon above 700"):
+        poisson_same_size_base(800.0, 1e-5, rate=0.25, records=1000)
+
+
+@pytest.mark.parametrize("arguments, complaint", [
+    ({"rate": -0.1}, "rate"), ({"rate": 2.0}, "rate"), ({"delta": float("nan")}, "delta"),
+    ({"delta": -1e-5}, "delta")])
+def test_the_same_size_amplification_refuses_what_is_not_a_rate_or_a_delta(arguments, complaint):
+    given = {"epsilon": 1.0, "delta": 1e-5, "rate": 0.25, "records": 100, "size": 30} | arguments
+    with pytest.raises(ValueError, match=complaint):
+        poisson_same_size_amplified(**given)
+    with pytest.raises(ValueError, match="tail_share"):
+        poisson_same_size_base(1.0, 1e-5, rate=0.25, records=100, tail_share=2.0)
+
+
 def test_neighbours_rows_differ_by_twice_the_norm_under_replace_one():
     assert adjacency_distance(0.5, NeighbourRelation.REPLACE_ONE) == 1.0
     assert adjacency_distance(1.0, NeighbourRelation.ADD_REMOVE) == 1.0

@@ -79,7 +79,9 @@ def slicing_rdp(alpha: float | np.ndarray, sigma: float, *, dim: int, projection
     distance = _validate.positive("distance", distance)
     _positive_int("dim", dim)
     _positive_int("projections", projections)
-    scale, load = dim * sigma**2, (orders**2 - orders) * distance**2
+    # alpha - 1 is exact, so alpha (alpha - 1) is good to an ulp even next to alpha = 1, where
+    # alpha^2 - alpha would cancel
+    scale, load = dim * sigma**2, (orders - 1.0) * orders * distance**2
     # d sigma^2 - (alpha^2 - alpha) C^2 cancels near the pole; its relative error, in units of
     # roundoff, is at most (2 d sigma^2 + 4 load + |gap|) / gap. Where that exceeds 2^33 (a
     # relative error of 2^-20), a first-order bound is no longer safe: the order counts as past
@@ -184,23 +186,37 @@ def poisson_amplified(epsilon: float, delta: float, rate: float) -> tuple[float,
     """
     rate = _validate.probability("rate", rate)
     epsilon = _validate.non_negative("epsilon", epsilon)
+    delta = _validate.unit_interval("delta", delta)
     return (float(inflate(math.log1p(rate * math.expm1(epsilon)), 4.0)),
-            math.nextafter(rate * delta, math.inf))
+            math.nextafter(rate * delta, math.inf) if delta else 0.0)
 
 
 def poisson_base(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
     """The (epsilon, delta) before amplification that :func:`poisson_amplified` turns into at
     most the given pair: epsilon_0 = log(1 + (e^epsilon - 1) / rate), delta_0 = delta / rate,
-    each then stepped down until it does.
+    each then stepped down until it does (delta_0 at most 1).
     """
     rate = _validate.probability("rate", rate)
     epsilon = _validate.non_negative("epsilon", epsilon)
-    base_epsilon, base_delta = math.log1p(math.expm1(epsilon) / rate), delta / rate
+    delta = _validate.unit_interval("delta", delta)
+    base_epsilon, base_delta = _base_epsilon(epsilon, rate), min(delta / rate, 1.0)
     while poisson_amplified(base_epsilon, base_delta, rate)[0] > epsilon:
         base_epsilon = math.nextafter(base_epsilon, 0.0)
     while poisson_amplified(base_epsilon, base_delta, rate)[1] > delta:
         base_delta = math.nextafter(base_delta, 0.0)
     return base_epsilon, base_delta
+
+
+def _base_epsilon(epsilon: float, gamma: float) -> float:
+    """log(1 + (e^epsilon - 1) / gamma), the epsilon that amplifies by ``gamma`` to ``epsilon``;
+    an error where it is too large for the amplified value to be evaluated in floats.
+    """
+    base = math.log1p(math.expm1(min(epsilon, 700.0)) / gamma)
+    if not (epsilon <= 700.0 and base <= 700.0):
+        raise ValueError(f"epsilon={epsilon!r} amplified by a sample of {gamma!r} of the data "
+                         "needs a base epsilon above 700 (e^700 is near the float limit): "
+                         "sample at a higher rate or ask for a smaller epsilon")
+    return base
 
 
 TAIL_SHARE = 0.1
@@ -241,10 +257,19 @@ def poisson_same_size_amplified(epsilon: float, delta: float, *, rate: float, re
     _positive_int("records", records)
     if not 0 <= size <= records:
         raise ValueError(f"size must be in [0, records={records}], got {size!r}")
-    gamma = size / records
     epsilon = _validate.non_negative("epsilon", epsilon)
+    delta = _validate.unit_interval("delta", delta)
+    rate = _validate.probability("rate", rate)
     with mp.workdps(30):
-        total = mp.mpf(size) / records * mp.mpf(delta) + _binomial_tail(size, records, rate)
+        return _same_size_pair(epsilon, delta, size, records, _binomial_tail(size, records, rate))
+
+
+def _same_size_pair(epsilon: float, delta: float, size: int, records: int,
+                    tail: mp.mpf) -> tuple[float, float]:
+    """:func:`poisson_same_size_amplified` given the tail P[S > size] (in 30 digits)."""
+    gamma = size / records
+    with mp.workdps(30):
+        total = mp.mpf(size) / records * mp.mpf(delta) + tail
     return (float(inflate(math.log1p(gamma * math.expm1(epsilon)), 5.0)),
             float(inflate(float(total), 1.0)))  # 1 unit: the rounding of a 30-digit value
 
@@ -255,14 +280,16 @@ def _binomial_tail(size: int, records: int, rate: float) -> mp.mpf:
     up to 9e-10 relative for parameters up to 1e5).
 
     The probabilities move away from the mode geometrically, so they are summed outward from
-    ``size`` by their recurrence until one is 1e-40 of the sum. At or above the mean the terms
-    of the tail are summed and the rest bounded by a geometric series (the ratio of successive
-    terms falls); below it, one minus the terms from ``size`` down, a lower bound on the rest.
+    ``size`` by their recurrence until one is 1e-40 of the sum. Where the terms fall from
+    ``size`` + 1 up (size + 1 >= (records + 1) rate), the terms of the tail are summed and the
+    rest bounded by a geometric series (the ratio of successive terms falls); below the mode,
+    one minus the terms from ``size`` down, a lower bound on the rest, which is not near 1
+    there, so the subtraction keeps its digits.
     """
     if size >= records:
         return mp.mpf(0)
     rate_ = mp.mpf(rate)
-    upper = size >= records * rate
+    upper = size + 1 >= (records + 1) * rate
     k = size + 1 if upper else size
     term = mp.binomial(records, k) * rate_**k * (1 - rate_) ** (records - k)
     total, negligible = mp.mpf(0), mp.mpf(10) ** -40
@@ -286,16 +313,16 @@ def poisson_same_size_base(epsilon: float, delta: float, *, rate: float, records
     """
     epsilon = _validate.positive("epsilon", epsilon)
     delta = _validate.probability("delta", delta)
+    tail_share = _validate.probability("tail_share", tail_share)
     size = typical_sample_size(records, rate, tail_share * delta)
     gamma = max(size, 1) / records
-    base_epsilon = math.log1p(math.expm1(epsilon) / gamma)
+    base_epsilon = _base_epsilon(epsilon, gamma)
     with mp.workdps(30):
-        base_delta = (delta - float(_binomial_tail(size, records, rate))) / gamma
-    while poisson_same_size_amplified(base_epsilon, base_delta, rate=rate, records=records,
-                                      size=size)[0] > epsilon:
+        tail = _binomial_tail(size, records, rate)
+    base_delta = min((delta - float(tail)) / gamma, 1.0)
+    while _same_size_pair(base_epsilon, base_delta, size, records, tail)[0] > epsilon:
         base_epsilon = math.nextafter(base_epsilon, 0.0)
-    while poisson_same_size_amplified(base_epsilon, base_delta, rate=rate, records=records,
-                                      size=size)[1] > delta:
+    while _same_size_pair(base_epsilon, base_delta, size, records, tail)[1] > delta:
         base_delta = math.nextafter(base_delta, 0.0)
     return base_epsilon, base_delta, size
 

@@ -40,3 +40,11 @@ def probability(name: str, value: object) -> float:
             "(typical choices are 1e-5 or 1e-9, well below 1/n)"
         )
     return number
+
+
+def unit_interval(name: str, value: object) -> float:
+    """Return ``value`` as a float, raising ``ValueError`` unless it lies in [0, 1]."""
+    number = _as_float(name, value)
+    if not (0.0 <= number <= 1.0):
+        raise ValueError(f"{name} must lie in [0, 1], got {number!r}")
+    return number

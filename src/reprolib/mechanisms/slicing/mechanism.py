@@ -101,7 +101,9 @@ class SlicingConfig:
             split equally over the classes, whose sizes are private).
         sampling_rate: the Poisson sampling rate (1: the whole data; the paper: 0.25).
         amplification: how a sample's budget amplifies: ``"same-size"`` (ours, valid for
-            replace-one neighbours) or ``"lemma-1"`` (the paper's, stated for add/remove).
+            replace-one neighbours) or ``"lemma-1"`` (the paper's, stated for add/remove; it
+            does not carry over to this release, so the epsilon it reports is the paper's
+            claim, not a proven guarantee: the book's slicing privacy page, erratum 3).
         device: where the generator trains: ``"auto"``, ``"cpu"`` or ``"cuda"``.
     """
 
