@@ -198,7 +198,9 @@ class PrivMRF:
 
     def fit(self, data: Dataset, budget: PrivacyBudget, rng: np.random.Generator, *,
             workload: Workload | None = None) -> SynthesisResult:
-        """Learn the graph, measure, refine, and sample N^ records; ignores ``workload``."""
+        """Learn the graph, measure, refine, and sample as many records as the fitted model's total
+        (its estimate of N from the noisy measurements, not N^); ignores ``workload``.
+        """
         check_inputs(self, data, workload)
         return _Run(self.config, data, budget, rng, open_ledger(self, budget)).run()
 
