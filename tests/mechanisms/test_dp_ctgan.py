@@ -65,6 +65,15 @@ def test_a_fixed_noise_multiplier_runs_the_most_steps_that_fit(small_mixed):
         _fit(small_mixed, noise_multiplier=0.3)
 
 
+def test_its_diagnostics_read_the_data_only_through_private_releases(small_mixed):
+    """Settings, the accountant's figures, timings, and the generator's losses (which see the data
+    only through the DP-trained critic); no loss of the critic over real records."""
+    released = set(_fit(small_mixed).diagnostics)
+    assert released == {"noise_multiplier", "sigma", "encoded_columns", "sample_rate", "steps",
+                        "epochs_run", "spent_epsilon", "uncounted_epsilon", "epoch_losses",
+                        "training_seconds", "device"}
+
+
 def test_it_releases_records_of_the_datas_domain(small_mixed):
     result = _fit(small_mixed, n_synthetic=321)
     synthetic = result.synthetic

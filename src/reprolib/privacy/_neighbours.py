@@ -10,9 +10,10 @@ class NeighbourRelation(enum.Enum):
     """Which datasets count as neighbours.
 
     ``ADD_REMOVE`` ("unbounded" DP): one record added or removed; AIM, MST, PrivSyn and PrivMRF use
-    it. ``REPLACE_ONE`` ("bounded" DP): one record replaced by another; PrivPGD, RAP, RAP++, GEM
-    and PrivBayes use it. A replace-one neighbour is two add/remove steps away, so sensitivities of
-    counting queries double (L1) or grow by sqrt(2) (L2).
+    it, and so does our PrivBayes+PGM (as in AIM's benchmark). ``REPLACE_ONE`` ("bounded" DP): one
+    record replaced by another; PrivPGD, RAP, RAP++, GEM and the PrivBayes paper use it. A
+    replace-one neighbour is two add/remove steps away, so sensitivities of counting queries
+    double (L1) or grow by sqrt(2) (L2).
     """
 
     ADD_REMOVE = "add-remove"
