@@ -261,7 +261,8 @@ def poisson_same_size_amplified(epsilon: float, delta: float, *, rate: float, re
     delta = _validate.unit_interval("delta", delta)
     rate = _validate.probability("rate", rate)
     with mp.workdps(30):
-        return _same_size_pair(epsilon, delta, size, records, _binomial_tail(size, records, rate))
+        tail = _binomial_tail(size, records, rate)
+    return _same_size_pair(epsilon, delta, size, records, tail)
 
 
 def _same_size_pair(epsilon: float, delta: float, size: int, records: int,
