@@ -90,6 +90,20 @@ def test_theorem_9_bounds_its_formula_at_tiny_sampling_rates(rate, slope):
         _assert_bounds(curve, [_theorem_9(rate, slope, int(a)) for a in orders])
 
 
+def _slicing(orders, sigma, dim, projections, curve):
+    """Lemma 2 or the exact divergence at each order, in mpmath (inf past the pole)."""
+    exact = []
+    for a in map(mp.mpf, orders.tolist()):
+        gap = dim * mp.mpf(sigma) ** 2 - (a * a - a)
+        if gap <= 0:
+            exact.append(mp.inf)
+        elif curve == "lemma-2":
+            exact.append(projections * a / (2 * gap))
+        else:
+            exact.append(projections / (2 * (a - 1)) * mp.log(dim * mp.mpf(sigma) ** 2 / gap))
+    return exact
+
+
 @pytest.mark.parametrize("dim, sigma, projections", [(10, 3.0, 50), (100, 0.7, 20),
                                                       (7, 13.0, 1000)])
 @pytest.mark.parametrize("curve", ["lemma-2", "exact"])
@@ -99,15 +113,7 @@ def test_the_slicing_curves_bound_their_formulas_up_to_the_pole(dim, sigma, proj
     orders = np.concatenate([ORDERS[::7], near])
     values = slicing_rdp(orders, sigma, dim=dim, projections=projections, curve=curve)
     with mp.workdps(60):
-        exact = []
-        for a in map(mp.mpf, orders.tolist()):
-            gap = dim * mp.mpf(sigma) ** 2 - (a * a - a)
-            if gap <= 0:
-                exact.append(mp.inf)
-            elif curve == "lemma-2":
-                exact.append(projections * a / (2 * gap))
-            else:
-                exact.append(projections / (2 * (a - 1)) * mp.log(dim * mp.mpf(sigma) ** 2 / gap))
+        exact = _slicing(orders, sigma, dim, projections, curve)
         for value, truth in zip(values, exact, strict=True):
             assert value == np.inf or mp.mpf(float(value)) >= truth, (value, truth)
         # away from the pole the bound is tight; right next to it an order may count as past it
@@ -220,12 +226,7 @@ def test_the_slicing_curves_bound_their_formulas_next_to_order_one(curve, sigma)
     orders = 1 + np.array([3e-7, 1e-9, 1e-12])
     values = slicing_rdp(orders, sigma, dim=1, projections=2, curve=curve)
     with mp.workdps(60):
-        exact = []
-        for a in map(mp.mpf, orders.tolist()):
-            gap = mp.mpf(sigma) ** 2 - (a * a - a)
-            exact.append(2 * a / (2 * gap) if curve == "lemma-2"
-                         else 2 / (2 * (a - 1)) * mp.log(mp.mpf(sigma) ** 2 / gap))
-        _assert_bounds(values, exact)
+        _assert_bounds(values, _slicing(orders, sigma, 1, 2, curve))
 
 
 @pytest.mark.parametrize("records, rate", [(1, 1e-20), (1_000, 1e-22), (10, 1e-300)])
