@@ -2,6 +2,7 @@
 release, uniform labels."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ from reprolib.data import Dataset, Domain, MixedDataset
 from reprolib.mechanisms import build, registration
 from reprolib.mechanisms.deep import dp_merf
 from reprolib.privacy import ORDERS, NeighbourRelation, PrivacyBudget, gaussian_rho, zcdp_curve
+from reprolib.privacy._exact import round_up, sqrt_up
 
 EPSILON, DELTA = 2.0, 1e-6
 
@@ -41,7 +43,7 @@ def test_one_release_of_sensitivity_two_over_n_spends_the_budget(small_mixed):
     result = _fit(small_mixed)
     (charge,) = result.ledger.charges
     sigma = result.diagnostics["sigma"]
-    sensitivity = 2.0 / small_mixed.records
+    sensitivity = round_up(Fraction(2, small_mixed.records))  # 2/n rounded up
     np.testing.assert_array_equal(charge.curve, zcdp_curve(gaussian_rho(sigma, sensitivity)))
     spent = result.ledger.spent_epsilon()
     assert spent <= EPSILON and math.isclose(spent, EPSILON, rel_tol=1e-9)
@@ -93,8 +95,10 @@ def test_tabular_mode_releases_proportions_and_embedding_at_one_noise_multiplier
     assert (proportions.label, embedding.label) == ("class proportions", "mean embedding")
     # the embedding: z has a Fourier part and a one-hot part, norm up to sqrt(2)
     sigma = result.diagnostics["sigma"]
-    np.testing.assert_array_equal(embedding.curve,
-                                  zcdp_curve(gaussian_rho(sigma, 2 * math.sqrt(2) / n)))
+    sensitivity = round_up(2 * Fraction(sqrt_up(2)) / n)
+    assert sensitivity >= 2 * math.sqrt(2) / n
+    np.testing.assert_array_equal(embedding.curve, zcdp_curve(gaussian_rho(sigma, sensitivity)))
+    assert Fraction(proportions.details["sensitivity"]) ** 2 >= Fraction(2, n * n)
     rho_proportions = proportions.curve[0] / ORDERS[0]
     assert rho_proportions == pytest.approx(embedding.curve[0] / ORDERS[0], rel=1e-9)
     spent = result.ledger.spent_epsilon()

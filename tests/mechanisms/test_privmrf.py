@@ -4,6 +4,7 @@ test_contract.py; the dependence score's sensitivity in test_privbayes_pgm.py.""
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from reprolib.mechanisms.marginal.privmrf import (
     _step_sizes,
 )
 from reprolib.privacy import GAUSSIAN_MEAN_ABS, NeighbourRelation, PrivacyBudget
+from reprolib.privacy._exact import sqrt_up
 
 FAST = PrivMRFConfig(pgm_iters=30)
 
@@ -51,14 +53,14 @@ def test_every_charge_matches_the_closed_form(run):
     count, pairs, *rest = charges
     assert count.label == "record count" and count.details["sensitivity"] == COUNT_SENSITIVITY == 1
     assert math.isclose(count.rho, 0.01 * 0.1 * rho, rel_tol=1e-12)
-    assert pairs.details["sensitivity"] == SCORE_SENSITIVITY * math.sqrt(d * (d - 1) / 2)
+    assert pairs.details["sensitivity"] == sqrt_up(Fraction(SCORE_SENSITIVITY) ** 2 * math.comb(d, 2))
     assert math.isclose(pairs.rho, 0.99 * 0.1 * rho, rel_tol=1e-12)
     steps = [c for c in rest if c.label.startswith("refinement step")]
     marginals = [c for c in rest if c.label.startswith("marginal")]
     assert len(steps) == diagnostics["rounds"] == min(d // 2, 8)
     for step in steps:  # one L1 distance per drawn candidate, sensitivity 1 each
         drawn = int(step.label.split(" of ")[1].split()[0])
-        assert step.details["sensitivity"] == math.sqrt(drawn)
+        assert step.details["sensitivity"] == sqrt_up(drawn)
         assert math.isclose(step.rho, 0.1 * rho / len(steps), rel_tol=1e-12)
     planned = len(diagnostics["initial"]) + int(0.8 * d)
     assert len(marginals) == planned == len(diagnostics["measured"])
@@ -67,6 +69,15 @@ def test_every_charge_matches_the_closed_form(run):
     assert math.isclose(diagnostics["sigma"], sigma, rel_tol=1e-12)
     assert math.isclose(marginals[-1].rho, 0.8 * rho / planned, rel_tol=1e-9)  # spends the rest
     assert result.ledger.is_exhausted(rtol=1e-12)
+
+
+def test_the_dependence_release_charges_at_least_sqrt_k_times_the_score_sensitivity(titanic):
+    """Three attributes, three pairs: math.sqrt(12) rounds below sqrt(12), which would undercharge."""
+    data = titanic.project(["Survived", "Pclass", "Sex"])
+    result = PrivMRF(FAST).fit(data, _budget(1.0), np.random.default_rng(0))
+    pairs = result.ledger.charges[1]
+    assert pairs.label == "dependence of 3 pairs"
+    assert Fraction(pairs.details["sensitivity"]) ** 2 >= 3 * Fraction(SCORE_SENSITIVITY) ** 2
 
 
 def test_graph_keeps_the_caps_and_marginals_stay_inside_its_cliques(titanic):

@@ -1,6 +1,7 @@
 """RAP++ and RAP: closed-form charges, the code-faithful switches, Algorithm 1, rounding."""
 
 import math
+from fractions import Fraction
 
 import jax.numpy as jnp
 import numpy as np
@@ -21,6 +22,7 @@ from reprolib.mechanisms.relaxed._annealing import (
 )
 from reprolib.mechanisms.relaxed._rounding import round_rows
 from reprolib.privacy import NeighbourRelation, PrivacyBudget
+from reprolib.privacy._exact import round_up, sqrt_up
 from reprolib.queries import LinearThresholds, OneHotLayout
 
 EPSILON = 1.0
@@ -48,11 +50,11 @@ def test_every_round_charges_the_closed_forms(small_mixed):
     for t, (select, measure) in enumerate(zip(charges[::2], charges[1::2], strict=True)):
         k = QUICK["lt_per_round"] if log[t]["class"] == "LT" else 1
         assert select.mechanism == "gumbel-top-k" and select.details["k"] == k
-        assert select.details["sensitivity"] == 2 / n
+        assert select.details["sensitivity"] == round_up(Fraction(2, n))
         assert math.isclose(k * select.details["epsilon"] ** 2 / 8, budget.rho / (2 * rounds),
                             rel_tol=1e-12)
         assert measure.mechanism == "gaussian"
-        assert math.isclose(measure.details["sensitivity"], math.sqrt(2 * k) / n, rel_tol=1e-15)
+        assert measure.details["sensitivity"] == sqrt_up(Fraction(2 * k, n * n))
         assert math.isclose(measure.details["sigma"], math.sqrt(2 * k * rounds / (n ** 2 * budget.rho)),
                             rel_tol=1e-12)
         assert log[t]["noise_sd"] == measure.details["sigma"]
@@ -78,7 +80,7 @@ def test_renoising_is_charged_at_its_true_cost(small_mixed):
     seen = {"CM": 0, "LT": 0}
     for charge, entry in zip(result.ledger.charges[1::2], result.diagnostics["log"], strict=True):
         seen[entry["class"]] += QUICK["lt_per_round"] if entry["class"] == "LT" else 1
-        assert math.isclose(charge.details["sensitivity"], math.sqrt(2 * seen[entry["class"]]) / n)
+        assert charge.details["sensitivity"] == sqrt_up(Fraction(2 * seen[entry["class"]], n * n))
     assert math.isclose(result.ledger.spent_rho, _budget(small_mixed).rho, rel_tol=1e-12)
 
 

@@ -24,6 +24,7 @@ from reprolib.privacy import (
     marginal_l2_sensitivity,
     remaining_gaussian_sigma,
 )
+from reprolib.privacy._exact import sqrt_up
 
 dp.enable_features("contrib")
 
@@ -48,6 +49,29 @@ def test_marginal_sensitivities():
     assert marginal_l2_sensitivity(NeighbourRelation.REPLACE_ONE, 8) == pytest.approx(4.0)
     with pytest.raises(ValueError, match="positive integer"):
         marginal_l2_sensitivity(NeighbourRelation.ADD_REMOVE, 0)
+
+
+@pytest.mark.parametrize("relation", list(NeighbourRelation))
+def test_l2_sensitivities_of_many_marginals_are_the_smallest_floats_above_the_root(relation):
+    """sqrt(k) and sqrt(2k) rounded up, never down as math.sqrt does for k = 3, 6, 11, ..."""
+    squared = 1 if relation is NeighbourRelation.ADD_REMOVE else 2
+    for k in range(1, 3000):
+        value = marginal_l2_sensitivity(relation, k)
+        assert Fraction(value) ** 2 >= squared * k > Fraction(math.nextafter(value, 0)) ** 2
+
+
+@given(st.fractions(min_value=0, max_value=10**6))
+def test_sqrt_up_is_the_smallest_float_at_or_above_the_root(value):
+    root = sqrt_up(value)
+    assert Fraction(root) ** 2 >= value
+    assert root == 0 or Fraction(math.nextafter(root, 0)) ** 2 < value
+
+
+def test_sqrt_up_rounds_where_math_sqrt_falls_short():
+    assert math.sqrt(3) < sqrt_up(3) == math.nextafter(math.sqrt(3), math.inf)
+    assert sqrt_up(Fraction(2, 7**2)) >= math.sqrt(2) / 7
+    with pytest.raises(ValueError, match="non-negative"):
+        sqrt_up(-1)
 
 
 def _ledger(rho: float) -> Ledger:

@@ -3,6 +3,7 @@ Poisson amplification, the release's charge (the curves against the outputs' div
 tests/papers/test_slicing.py)."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from reprolib.privacy import (
     typical_sample_size,
     without_replacement_rdp,
 )
+from reprolib.privacy._slicing import clip_rows
 
 
 def test_lemma_2_is_the_papers_formula_and_fails_past_its_order():
@@ -181,6 +183,28 @@ def test_the_release_charges_lemma_2_then_draws_u_and_the_noise():
     assert np.var(u) == pytest.approx(1 / 20, rel=0.1)
     clipped = x * np.minimum(1, 0.5 / np.linalg.norm(x, axis=1, keepdims=True))
     assert np.std(o - clipped @ u) == pytest.approx(sigma, rel=0.02)
+
+
+def test_clipped_rows_have_exact_norm_at_most_the_bound():
+    """Rows scaled to norm r in floating point can come out a few ulps longer than r (about a
+    third of these do when scaled to r itself); the clip aims a little lower, so none does."""
+    rng = np.random.default_rng(5)
+    for d in (3, 40, 784):
+        x = rng.normal(size=(200, d)) * rng.uniform(0.5, 2.0, size=(200, 1))
+        plain = x * (0.5 / np.linalg.norm(x, axis=1, keepdims=True))
+        over = sum(_exact_norm_squared(row) > Fraction(1, 4) for row in plain)
+        assert over > 0  # the float scaling alone overshoots
+        for rows in (x, plain, plain * (1 - 1e-15)):
+            clipped = clip_rows(rows, 0.5)
+            assert all(_exact_norm_squared(row) <= Fraction(1, 4) for row in clipped)
+            short = np.linalg.norm(rows, axis=1) < 0.49
+            np.testing.assert_array_equal(clipped[short], rows[short])  # short rows stay as they are
+        long = np.linalg.norm(x, axis=1) > 0.5
+        np.testing.assert_allclose(np.linalg.norm(clip_rows(x, 0.5), axis=1)[long], 0.5, rtol=1e-12)
+
+
+def _exact_norm_squared(row):
+    return sum(Fraction(v) ** 2 for v in row)
 
 
 def test_a_release_over_budget_draws_nothing():

@@ -59,6 +59,25 @@ def round_down(value: Fraction) -> float:
     return math.nextafter(nearest, -math.inf) if Fraction(nearest) > value else nearest
 
 
+def sqrt_up(value: Fraction | int) -> float:
+    """The smallest float >= sqrt(``value``), for a sensitivity such as sqrt(2k) or sqrt(2k)/n.
+
+    ``math.sqrt`` rounds to nearest, hence below the root for about half of the integers, and a
+    sensitivity rounded down makes the charge Delta^2 / (2 sigma^2) fall short of the real cost.
+    """
+    value = Fraction(value)
+    if value < 0:
+        raise ValueError(f"sqrt_up needs a non-negative value, got {value}")
+    if value == 0:
+        return 0.0
+    root = math.sqrt(float(value))
+    while Fraction(root) ** 2 < value:
+        root = math.nextafter(root, math.inf)
+    while Fraction(below := math.nextafter(root, 0.0)) ** 2 >= value:
+        root = below
+    return root
+
+
 def upper_float(value: Decimal, magnitude: Decimal) -> float:
     """The smallest float >= value + margin * magnitude, an upper bound on the exact quantity
     that ``value`` approximates when ``magnitude`` bounds the sizes of the terms it was built from.

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-import math
+
+from reprolib.privacy._exact import sqrt_up
 
 
 class NeighbourRelation(enum.Enum):
@@ -35,11 +36,11 @@ def marginal_l2_sensitivity(relation: NeighbourRelation, n_marginals: int = 1) -
     """L2 sensitivity of the concatenated count vectors of ``n_marginals`` marginals.
 
     sqrt(n_marginals) under add/remove and sqrt(2 * n_marginals) under replace-one (in the worst
-    case the replaced record's old and new cells differ in every marginal).
+    case the replaced record's old and new cells differ in every marginal), rounded up.
     """
     _check_count(n_marginals)
-    per_marginal_squared = 1.0 if relation is NeighbourRelation.ADD_REMOVE else 2.0
-    return math.sqrt(per_marginal_squared * n_marginals)
+    per_marginal_squared = 1 if relation is NeighbourRelation.ADD_REMOVE else 2
+    return sqrt_up(per_marginal_squared * n_marginals)
 
 
 def _check_count(n_marginals: int) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Literal
 
 import mpmath as mp
@@ -42,7 +43,7 @@ import numpy as np
 from scipy.stats import binom
 
 from reprolib.privacy import _validate
-from reprolib.privacy._exact import inflate
+from reprolib.privacy._exact import UNIT_ROUNDOFF, inflate, round_down
 from reprolib.privacy._ledger import BudgetExceededError
 from reprolib.privacy._neighbours import NeighbourRelation
 from reprolib.privacy._rdp import RdpConversion, rdp_to_eps, smallest_sigma
@@ -333,8 +334,9 @@ def slicing_release(data: np.ndarray, *, projections: int, sigma: float, row_nor
                     curve: SlicingCurve = "lemma-2") -> tuple[np.ndarray, np.ndarray]:
     """Release (U, XU + V) of Definition 5 after charging its RDP curve to ``ledger``.
 
-    Rows of ``data`` longer than ``row_norm`` (L2) are scaled down to it, record by record, so
-    the adjacency distance C follows from ``row_norm`` and the ledger's relation. The charge
+    Rows of ``data`` longer than ``row_norm`` (L2) are scaled down to it, record by record
+    (:func:`clip_rows`, exact norm at most ``row_norm``), so the adjacency distance C follows
+    from ``row_norm`` and the ledger's relation. The charge
     comes first: if it does not fit the budget, BudgetExceededError is raised and nothing is
     drawn or returned. Replace-one neighbours only: the output has one row per record.
     """
@@ -500,11 +502,26 @@ def remaining_stream_sigma(ledger: RdpLedger, *, records: int, dim: int, batch_s
     return smallest_sigma(spends, ledger.budget.epsilon, start=start)
 
 
+def clip_rows(x: np.ndarray, row_norm: float) -> np.ndarray:
+    """``x`` with every row whose norm may exceed a little below ``row_norm`` scaled down to it,
+    so that each row's exact (real) norm is at most ``row_norm``.
+
+    A row's norm computed in floating point errs by less than (d + 3)/2 units of roundoff
+    (d columns: d squares, d - 1 additions, a square root), and scaling adds two more; a row
+    scaled to ``row_norm`` itself could thus end up longer. The target is ``row_norm`` / (1 +
+    2 (d + 5) u), rounded down, which covers both errors twice over.
+    """
+    x = np.asarray(x, dtype=float)
+    margin = 1 + 2 * (x.shape[1] + 5) * Fraction(UNIT_ROUNDOFF)
+    target = round_down(Fraction(row_norm) / margin)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x * np.minimum(1.0, target / np.maximum(norms, np.finfo(float).tiny))
+
+
 def _release(x: np.ndarray, *, projections: int, sigma: float, row_norm: float,
              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(U, XU + V) of rows scaled down to norm ``row_norm``; charged by the caller."""
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    x = x * np.minimum(1.0, row_norm / np.maximum(norms, np.finfo(float).tiny))
+    x = clip_rows(x, row_norm)
     directions = rng.normal(0.0, 1.0 / math.sqrt(x.shape[1]), size=(x.shape[1], projections))
     return directions, x @ directions + rng.normal(0.0, sigma, size=(x.shape[0], projections))
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -63,6 +64,7 @@ from reprolib.privacy import (
     gaussian_mechanism,
     remaining_gaussian_sigma,
 )
+from reprolib.privacy._exact import round_up, sqrt_up
 
 CHUNK = 1024
 """Records embedded at a time (bounds the memory of the n x D feature matrix)."""
@@ -192,15 +194,15 @@ class DPMERF:
         labels = data.column(target)
         weights = None
         if config.labels == "private":  # the proportions, at the embedding's noise multiplier
-            multiplier = remaining_gaussian_sigma(ledger, math.sqrt(2.0))
+            multiplier = remaining_gaussian_sigma(ledger, sqrt_up(2))  # two releases' worth
+            sensitivity = sqrt_up(Fraction(2, data.records**2))
             weights = gaussian_mechanism(
                 np.bincount(labels, minlength=classes) / data.records,
-                sigma=multiplier * math.sqrt(2.0) / data.records,
-                sensitivity=math.sqrt(2.0) / data.records, rng=rng, ledger=ledger,
-                label="class proportions")
+                sigma=round_up(Fraction(multiplier) * Fraction(sensitivity)),
+                sensitivity=sensitivity, rng=rng, ledger=ledger, label="class proportions")
             weights = np.maximum(weights, SMALLEST_WEIGHT)
         embedding = features.mean_embedding(_rows(data, target), labels, classes)
-        sensitivity = 2.0 * features.largest_norm / data.records
+        sensitivity = round_up(2 * Fraction(features.largest_norm) / data.records)
         sigma = remaining_gaussian_sigma(ledger, sensitivity)
         released = gaussian_mechanism(embedding, sigma=sigma, sensitivity=sensitivity, rng=rng,
                                       ledger=ledger, label="mean embedding")
@@ -242,10 +244,10 @@ class FeatureMap:
 
     @property
     def largest_norm(self) -> float:
-        """The largest norm of z(x): 1, or sqrt(2) for mixed records with both parts."""
+        """The largest norm of z(x): 1, or sqrt(2), rounded up, for mixed records with both parts."""
         if self.mode == "rff":
             return 1.0
-        return math.sqrt((self.frequencies.shape[1] > 0) + (self.blocks > 0))
+        return sqrt_up((self.frequencies.shape[1] > 0) + (self.blocks > 0))
 
     def __call__(self, rows: torch.Tensor) -> torch.Tensor:
         """Z of each row of ``rows`` (records x encoded width)."""

@@ -78,6 +78,7 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar
 
 import networkx as nx
@@ -107,6 +108,7 @@ from reprolib.privacy import (
     marginal_l2_sensitivity,
     split_budget,
 )
+from reprolib.privacy._exact import sqrt_up
 from reprolib.queries import Workload
 
 if TYPE_CHECKING:  # for annotations only; reprolib.mechanisms.pgm imports mbi and silences its import warnings
@@ -294,7 +296,7 @@ class _Run:
     def _noisy_dependences(self, rho: float, noisy_total: float) -> dict[frozenset[str], float]:
         """Every pair's noisy dependence over N^ (a noisy total variation distance), one release."""
         pairs = list(itertools.combinations(self.domain.attributes, 2))
-        sensitivity = SCORE_SENSITIVITY * math.sqrt(len(pairs))
+        sensitivity = sqrt_up(Fraction(SCORE_SENSITIVITY) ** 2 * len(pairs))
         values = np.array([dependence_score(self.data, b, (a,)) for a, b in pairs])
         noisy = gaussian_mechanism(values, sigma=gaussian_sigma(rho, sensitivity),
                                    sensitivity=sensitivity, rng=self.rng, ledger=self.ledger,
@@ -326,7 +328,8 @@ class _Run:
                             )[:count - len(drawn)]
         estimates = model_marginals(model, drawn)
         distances = np.array([np.abs(self.data.marginal(c) - estimates[c]).sum() for c in drawn])
-        sensitivity = marginal_l1_sensitivity(self.ledger.relation, 1) * math.sqrt(len(drawn))
+        sensitivity = sqrt_up(Fraction(marginal_l1_sensitivity(self.ledger.relation, 1)) ** 2
+                              * len(drawn))
         noisy = gaussian_mechanism(distances, sigma=gaussian_sigma(rho, sensitivity),
                                    sensitivity=sensitivity, rng=self.rng, ledger=self.ledger,
                                    label=f"refinement step {step + 1}: L1 of {len(drawn)} marginals")

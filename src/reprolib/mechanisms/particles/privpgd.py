@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
@@ -54,6 +55,7 @@ from reprolib.privacy import (
     marginal_l2_sensitivity,
     split_budget,
 )
+from reprolib.privacy._exact import round_up
 
 if TYPE_CHECKING:
     from reprolib.queries import Workload
@@ -344,7 +346,7 @@ def _measure_constraint(data: Dataset, constraint: ThresholdConstraint, *, rho: 
     theta = torch.tensor(constraint.theta, dtype=torch.float64)
     exact = smooth_threshold(torch.from_numpy(embed(data)), theta,
                              constraint.threshold, constraint.sharpness)
-    sensitivity = 1.0 / data.records
+    sensitivity = round_up(Fraction(1, data.records))
     sigma = gaussian_sigma(rho, sensitivity)
     estimate = float(gaussian_mechanism(np.array([float(exact)]), sigma=sigma,
                                         sensitivity=sensitivity, rng=rng, ledger=ledger,

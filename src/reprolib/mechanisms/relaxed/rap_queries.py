@@ -46,6 +46,7 @@ import dataclasses
 import functools
 import math
 import time
+from fractions import Fraction
 from typing import ClassVar
 
 import jax
@@ -73,6 +74,7 @@ from reprolib.privacy import (
     gumbel_top_k,
     split_budget,
 )
+from reprolib.privacy._exact import sqrt_up
 from reprolib.queries import Workload
 
 COUNT_SENSITIVITY = 1.0  # replacing a record moves any cell count by at most one
@@ -151,7 +153,7 @@ class RAPQueries:
                 errors[open_], k, epsilon=exponential_mechanism_epsilon(select_rho / k),
                 sensitivity=COUNT_SENSITIVITY, rng=rng, ledger=ledger,
                 label=f"round {t + 1}: select {k} queries")]
-            l2 = COUNT_SENSITIVITY * math.sqrt(k)
+            l2 = sqrt_up(Fraction(COUNT_SENSITIVITY) ** 2 * k)
             sigma = gaussian_sigma(ledger.remaining_rho if t == cfg.rounds - 1 else measure_rho, l2)
             noisy = gaussian_mechanism(truth[chosen], sigma=sigma, sensitivity=l2, rng=rng,
                                        ledger=ledger, label=f"round {t + 1}: answer {k} queries")

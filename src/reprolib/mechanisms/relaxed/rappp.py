@@ -47,7 +47,6 @@ the bins' centres.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from fractions import Fraction
 from typing import Any, Literal
@@ -86,7 +85,7 @@ from reprolib.privacy import (
     gumbel_top_k,
     split_budget,
 )
-from reprolib.privacy._exact import round_down
+from reprolib.privacy._exact import round_down, round_up, sqrt_up
 from reprolib.queries import ConditionalMarginals, LinearThresholds, OneHotLayout
 from reprolib.queries._conditional import Direction
 
@@ -321,7 +320,7 @@ def _adaptive_projection(data: MixedDataset, config: RAPPPConfig, cm_rounds: int
         picked = _select(cls, rows, select_rho, config.selection_noise, n, rng, ledger, t)
         cls.selected.extend(picked)
         release = cls.selected if config.measurement == "renoise" else picked
-        sensitivity = math.sqrt(2 * len(release)) / n
+        sensitivity = sqrt_up(Fraction(2 * len(release), n * n))
         sigma = gaussian_sigma(measure_rho, sensitivity)
         values = cls.true[release][cls.valid[release]]
         noisy = gaussian_mechanism(values, sigma=sigma, sensitivity=sensitivity, rng=rng,
@@ -375,7 +374,7 @@ def _select(cls: _Class, rows: jax.Array, rho: float, noise: SelectionNoise, n: 
     per_pick = round_down(Fraction(rho) / k)
     epsilon = (exponential_mechanism_epsilon(per_pick) if noise == "bounded-range"
                else exponential_mechanism_epsilon(round_down(Fraction(rho) / k ** 2)))
-    picked = gumbel_top_k(scores, k, epsilon=epsilon, sensitivity=2.0 / n, rng=rng,
+    picked = gumbel_top_k(scores, k, epsilon=epsilon, sensitivity=round_up(Fraction(2, n)), rng=rng,
                           ledger=ledger, label=f"round {t}: select {k} {cls.name}")
     return [int(candidates[i]) for i in picked]
 

@@ -18,7 +18,13 @@ import pandas as pd
 
 from reprolib.mechanisms.marginal.aim import AIMConfig
 from reprolib.mechanisms.particles.privpgd import Calibration, ThresholdConstraint, allocate
-from reprolib.privacy import NeighbourRelation, PrivacyBudget, gaussian_sigma, rho_to_eps
+from reprolib.privacy import (
+    NeighbourRelation,
+    PrivacyBudget,
+    gaussian_sigma,
+    marginal_l2_sensitivity,
+    rho_to_eps,
+)
 
 CALIBRATIONS: tuple[Calibration, ...] = ("paper", "code")
 # the share of PrivPGD's budget a protected statistic gets by default
@@ -59,7 +65,7 @@ def noise_per_cell(attributes: Mapping[str, int], epsilons: Sequence[float],
         by_d.setdefault(int(d), []).append(name)
     rows = {}
     for d in sorted(by_d):
-        sensitivity = math.sqrt(2 * math.comb(d, 2))
+        sensitivity = marginal_l2_sensitivity(NeighbourRelation.REPLACE_ONE, math.comb(d, 2))
         rows[f"{', '.join(by_d[d])} (d = {d})"] = {
             f"ε = {eps:g}, {c}": gaussian_sigma(
                 allocate(replace_one_budget(eps, delta), c).rho_marginals, sensitivity)
