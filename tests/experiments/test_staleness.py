@@ -172,9 +172,9 @@ def test_the_dry_run_lists_each_stores_outdated_rows_and_their_hours(scratch_dir
     assert capsys.readouterr().out == (
         "every stored row at scale small that git can place is current; nothing to re-run\n")
     store = open_store("privpgd-fig4", "small")  # a store several artifacts read
-    for seed, (mechanism, recorded) in enumerate([  # no change of PrivPGD's is registered
+    for seed, (mechanism, recorded) in enumerate([  # no change of PGM+MST's is registered
             ("GEM", "2000-01-01T00:00:00+00:00"), ("GEM", "2000-01-01T00:00:00+00:00"),
-            ("GEM", None), ("PrivPGD", "2000-01-01T00:00:00+00:00")]):
+            ("GEM", None), ("PGM+MST", "2000-01-01T00:00:00+00:00")]):
         provenance = {**collect_provenance("cpu"), "git_revision": "unknown"}
         store.append(Cell(artifact="privpgd-fig4", mechanism=mechanism, dataset="d",
                           epsilon=1.0, delta=None, seed=seed, params={}), scale="small",

@@ -77,6 +77,11 @@ OUTPUT_CHANGES: tuple[OutputChange, ...] = (
                  ("Slicing", "SliceWass"), "the base budget of Poisson sampling is found against "
                  "an upper bound on the amplified pair (a few ulps lower)",
                  ("slicing-tab1", "slicing-tab3")),
+    OutputChange("10ca1121e02b42791510b70553e0df54bbd09a16", "2026-12-07T20:04:04+00:00",
+                 ("PrivMRF", "RAP", "RAP++", "PrivPGD", "DP-MERF", "DP-CTGAN", "Slicing",
+                  "SliceWass"),
+                 "sensitivities such as sqrt(k) and 1/N are rounded up, and slicing rows are "
+                 "clipped a few ulps inside their norm bound: the noise scale moves by an ulp"),
 )
 
 #: :func:`rows_to_rerun`'s mark for a row that git cannot place before or after a change and
