@@ -26,6 +26,8 @@ from reprolib.experiments import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from reprolib._notebooks import NotebookRun
     from reprolib.experiments._staleness import OutputChange
 
@@ -227,7 +229,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reprolib.experiments import OUTPUT_CHANGES, outdated_rows, rerun_outdated
+    from reprolib.experiments import OUTPUT_CHANGES, open_store, outdated_rows, rerun_outdated
 
     changes = [c for c in OUTPUT_CHANGES if args.change is None or c.commit.startswith(args.change)]
     if not changes:
@@ -241,18 +243,43 @@ def _rerun(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     get_artifact(args.artifact)
+    before = open_store(args.artifact, args.scale).frame()
     if args.workers or args.scheduler or args.jobqueue:
-        return _on_cluster(args, [args.artifact], outdated=changes)
-    count = rerun_outdated(args.artifact, scale=args.scale, device=args.device, progress=True,
-                           limit=args.cells, changes=changes)
-    left = len(outdated_rows(args.artifact, args.scale, changes=changes))
-    said = [f"re-ran {count} cell(s) whose rows predated a change of code that can move them"
-            if count else "nothing re-run"]
-    if left:
-        said.append(f"{left} such row(s) left (beyond --cells, or of cells outside the default "
-                    f"grid: see --dry-run)")
-    print(f"{args.artifact} [{args.scale}]: {'; '.join(said)}")
-    return 0
+        status = _on_cluster(args, [args.artifact], outdated=changes)
+    else:
+        count = rerun_outdated(args.artifact, scale=args.scale, device=args.device,
+                               progress=True, limit=args.cells, changes=changes)
+        left = len(outdated_rows(args.artifact, args.scale, changes=changes))
+        said = [f"re-ran {count} cell(s) whose rows predated a change of code that can move them"
+                if count else "nothing re-run"]
+        if left:
+            said.append(f"{left} such row(s) left (beyond --cells, or of cells outside the "
+                        f"default grid: see --dry-run)")
+        print(f"{args.artifact} [{args.scale}]: {'; '.join(said)}")
+        status = 0
+    _say_moves(before, open_store(args.artifact, args.scale).frame())
+    return status
+
+
+def _say_moves(before: pd.DataFrame, after: pd.DataFrame) -> None:
+    """How far the re-run rows moved from the rows they replaced (nothing when none was)."""
+    from reprolib.experiments import replacement_moves
+
+    moves = replacement_moves(before, after)
+    if moves.empty:
+        return
+    same = moves["relative_difference"] == 0
+    said = f"{int(same.sum())} of {len(moves)} re-run row(s) reproduce every metric they replaced"
+    if not same.all():
+        worst = moves.loc[moves["relative_difference"].idxmax()]
+        said += (f"; the largest move: {worst['worst_metric']} {worst['stored']:.6g} -> "
+                 f"{worst['recomputed']:.6g} (relative {worst['relative_difference']:.2e})")
+        elsewhere = moves[moves["recorded_on"] != moves["rerun_on"]]
+        if len(elsewhere):
+            said += (f"; {len(elsewhere)} of the replaced rows were recorded on another device "
+                     f"({', '.join(sorted(set(elsewhere['recorded_on'])))}), where kernels' "
+                     "float noise alone can move a run")
+    print(said)
 
 
 def _rerun_dry_run(args: argparse.Namespace, changes: Sequence[OutputChange]) -> int:

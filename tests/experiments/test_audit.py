@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from reprolib import cli
-from reprolib.experiments import audit_grid, run_experiment
+from reprolib.experiments import audit_grid, open_store, replacement_moves, run_experiment
 from reprolib.experiments._audit import cheapest_cells, varying_params
 from reprolib.experiments._store import Cell
 
@@ -83,3 +83,22 @@ def test_the_audit_command_exits_1_when_a_cell_moved(recorded, move_every_rho, c
     assert cli.main(["audit", "prelim-conversions", "--rtol", "1e-2"]) == 0
     assert cli.main(["audit", "prelim-conversions", "--scale", "paper"]) == 1
     assert "no stored cell" in capsys.readouterr().err
+
+
+def test_a_rerun_says_how_far_the_rows_it_replaced_moved(recorded, capsys):
+    before = open_store("prelim-conversions", "small").frame()
+    after = before.copy()
+    after.loc[[0, 1], "created_at"] = "2100-01-01T00:00:00+00:00"  # rows 0 and 1 re-recorded
+    after.loc[0, "metric.rho"] *= 1.001
+    after.loc[0, "device"] = "cuda (elsewhere)"
+    moves = replacement_moves(before, after)
+    assert moves["key"].tolist() == before["key"][:2].tolist()
+    assert moves["worst_metric"][0] == "rho" and moves["relative_difference"][1] == 0
+    np.testing.assert_allclose(moves["relative_difference"][0], 1e-3, rtol=1e-9)
+    cli._say_moves(before, after)
+    said = capsys.readouterr().out
+    assert said.startswith("1 of 2 re-run row(s) reproduce every metric they replaced; the "
+                           "largest move: rho ")
+    assert "(relative 1.00e-03); 1 of the replaced rows were recorded on another device" in said
+    cli._say_moves(before, before)  # nothing re-run: nothing said
+    assert capsys.readouterr().out == ""

@@ -3,7 +3,7 @@ scale profiles, provenance and the reproduction checks. Nothing here belongs to 
 """
 
 from reprolib.experiments._artifacts import Artifact
-from reprolib.experiments._audit import audit_grid
+from reprolib.experiments._audit import audit_grid, replacement_moves
 from reprolib.experiments._catalogue import COMPANION, Catalogue, Chapter, PaperSpec, catalogue
 from reprolib.experiments._checks import (
     FAILING,
@@ -131,6 +131,7 @@ __all__ = [
     "prune_stores",
     "recorded_speed",
     "regression_check",
+    "replacement_moves",
     "reproduction_status",
     "rerun_outdated",
     "run_experiment",

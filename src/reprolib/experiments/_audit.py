@@ -90,27 +90,54 @@ def audit_grid(artifact_id: str, scale: str = "small", *, cells: int = 2, device
                          lambda cell: experiment.compute_on(cell, resolved),
                          ResultsStore(Path(scratch) / f"{scale}.parquet"), scale=scale,
                          device=here, progress=progress)
-    metrics = [c for c in chosen.columns if c.startswith("metric.") and not _is_timing(c)]
     rows = []
     for (_, old), (_, new) in zip(chosen.iterrows(), fresh.iterrows(), strict=True):
-        worst, compared = ("", np.nan, np.nan, 0.0), 0
-        for metric in metrics:
-            stored, recomputed = _number(old[metric]), _number(new.get(metric))
-            if stored is None or not np.isfinite(stored):
-                continue
-            compared += 1
-            recomputed = np.nan if recomputed is None else recomputed
-            difference = (abs(recomputed - stored) / max(abs(stored), np.finfo(float).tiny)
-                          if np.isfinite(recomputed) else np.inf)
-            if difference > worst[3] or not worst[0]:
-                worst = (metric.removeprefix("metric."), stored, recomputed, difference)
         cell = grid[old["key"]]
         label = " ".join([cell.describe().removeprefix(f"artifact={cell.artifact} "),
                           *(f"{name}={cell.params.get(name)}" for name in distinguishing)])
-        rows.append([label,
-                     old["device"], str(old["git_revision"])[:7],
-                     old["device"] == here, compared, *worst])
+        compared, *worst = largest_move(old, new)
+        rows.append([label, old["device"], str(old["git_revision"])[:7], old["device"] == here,
+                     compared, *worst])
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+
+
+def largest_move(old: pd.Series, new: pd.Series) -> tuple[int, str, float, float, float]:
+    """How many metrics of a stored row ``old`` (wall-clock times aside) were compared with its
+    recomputation ``new``, and the one that moved most: its name, both values and the relative
+    difference (0 when every metric agrees exactly, inf when one became missing).
+    """
+    worst, compared = ("", np.nan, np.nan, 0.0), 0
+    for metric in (c for c in old.index if c.startswith("metric.") and not _is_timing(c)):
+        stored, recomputed = _number(old[metric]), _number(new.get(metric))
+        if stored is None or not np.isfinite(stored):
+            continue
+        compared += 1
+        recomputed = np.nan if recomputed is None else recomputed
+        difference = (abs(recomputed - stored) / max(abs(stored), np.finfo(float).tiny)
+                      if np.isfinite(recomputed) else np.inf)
+        if difference > worst[3] or not worst[0]:
+            worst = (metric.removeprefix("metric."), stored, recomputed, difference)
+    return compared, *worst
+
+
+def replacement_moves(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """For each row of a store's frame ``before`` that ``after`` holds re-recorded (same key,
+    another ``created_at``): where both were recorded and the metric that moved most
+    (:func:`largest_move`), one row each, in ``before``'s order.
+    """
+    fresh = after.set_index("key")
+    rows = []
+    for _, old in before.iterrows():
+        if old["key"] not in fresh.index:
+            continue
+        new = fresh.loc[old["key"]]
+        if new["created_at"] == old["created_at"]:
+            continue
+        compared, *worst = largest_move(old, new)
+        rows.append([old["key"], old["device"], new["device"], compared, *worst])
+    return pd.DataFrame(rows, columns=["key", "recorded_on", "rerun_on", "metrics",
+                                       "worst_metric", "stored", "recomputed",
+                                       "relative_difference"])
 
 
 def _number(value: object) -> float | None:

@@ -52,7 +52,9 @@ class SynthesisResult:
         ledger: every privacy charge the run made; its total equals the budget (a zCDP
             :class:`~reprolib.privacy.Ledger`, or an :class:`~reprolib.privacy.RdpLedger` for
             mechanisms accounted in Rényi DP).
-        diagnostics: run facts (rounds, timings, selected marginals), JSON-friendly values.
+        diagnostics: run facts (rounds, timings, selected marginals), JSON-friendly values,
+            for the experiments: the privacy guarantee covers ``synthetic`` and ``answers``, not
+            these (timings depend on the data).
         log: mechanism-specific per-round state (e.g. what AIM's uncertainty bounds need).
     """
 
