@@ -229,7 +229,13 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reprolib.experiments import OUTPUT_CHANGES, open_store, outdated_rows, rerun_outdated
+    from reprolib.experiments import (
+        OUTPUT_CHANGES,
+        checks_of,
+        open_store,
+        outdated_rows,
+        rerun_outdated,
+    )
 
     changes = [c for c in OUTPUT_CHANGES if args.change is None or c.commit.startswith(args.change)]
     if not changes:
@@ -242,19 +248,29 @@ def _rerun(args: argparse.Namespace) -> int:
         print("error: name the artifact to re-run (or pass --dry-run to list them all)",
               file=sys.stderr)
         return 2
-    get_artifact(args.artifact)
+    artifact = get_artifact(args.artifact)
+    spots = None
+    if args.spots:
+        spots = next((c.small_spots for c in checks_of(artifact.paper)
+                      if c.artifact == artifact.id and c.small_spots), None)
+        if spots is None or args.scale != "small":
+            print(f"error: --spots re-runs the small cells that {artifact.id}'s regression check "
+                  "recomputes; "
+                  + ("pass --scale small" if spots else "its check recomputes none"),
+                  file=sys.stderr)
+            return 2
     before = open_store(args.artifact, args.scale).frame()
     if args.workers or args.scheduler or args.jobqueue:
         status = _on_cluster(args, [args.artifact], outdated=changes)
     else:
         count = rerun_outdated(args.artifact, scale=args.scale, device=args.device,
-                               progress=True, limit=args.cells, changes=changes)
+                               progress=True, limit=args.cells, changes=changes, overrides=spots)
         left = len(outdated_rows(args.artifact, args.scale, changes=changes))
         said = [f"re-ran {count} cell(s) whose rows predated a change of code that can move them"
                 if count else "nothing re-run"]
         if left:
-            said.append(f"{left} such row(s) left (beyond --cells, or of cells outside the "
-                        f"default grid: see --dry-run)")
+            said.append(f"{left} such row(s) left (beyond --cells or --spots, or of cells "
+                        f"outside the default grid: see --dry-run)")
         print(f"{args.artifact} [{args.scale}]: {'; '.join(said)}")
         status = 0
     _say_moves(before, open_store(args.artifact, args.scale).frame())
@@ -474,6 +490,9 @@ def build_parser() -> argparse.ArgumentParser:
     where = rerun.add_mutually_exclusive_group()
     where.add_argument("--cells", type=int, default=None, metavar="N",
                        help="re-run at most N cells here, in the grid's order (default: all)")
+    where.add_argument("--spots", action="store_true",
+                       help="with --scale small: re-run here only the small cells the "
+                            "artifact's regression check recomputes")
     _add_cluster_options(rerun, where, "instead")
     rerun.set_defaults(handler=_rerun)
 

@@ -143,8 +143,26 @@ def test_the_rerun_command_says_what_it_did(monkeypatch, capsys, scratch_dirs) -
     said = capsys.readouterr().out.splitlines()
     assert said == [("rappp-fig8 [small]: re-ran 3 cell(s) whose rows predated a change of code "
                      "that can move them"),
-                    ("rappp-fig8 [small]: nothing re-run; 1 such row(s) left (beyond --cells, or "
-                     "of cells outside the default grid: see --dry-run)")]
+                    ("rappp-fig8 [small]: nothing re-run; 1 such row(s) left (beyond --cells or "
+                     "--spots, or of cells outside the default grid: see --dry-run)")]
+
+
+def test_the_rerun_command_reruns_a_regression_checks_small_spots(monkeypatch, capsys,
+                                                                  scratch_dirs) -> None:
+    import reprolib.experiments
+    from reprolib import cli
+    from reprolib.papers.rappp.checks import SMALL_SPOTS
+
+    asked = []
+    monkeypatch.setattr(reprolib.experiments, "rerun_outdated",
+                        lambda artifact, **options: asked.append(options["overrides"]) or 0)
+    assert cli.main(["rerun", "rappp-fig8", "--spots"]) == 0
+    assert asked == [SMALL_SPOTS]
+    assert cli.main(["rerun", "rappp-fig8", "--spots", "--scale", "smoke"]) == 2
+    assert "pass --scale small" in capsys.readouterr().err
+    assert cli.main(["rerun", "prelim-conversions", "--spots"]) == 2
+    assert "its check recomputes none" in capsys.readouterr().err
+    assert asked == [SMALL_SPOTS]
 
 
 def test_the_rerun_command_reruns_on_a_cluster_when_asked(monkeypatch) -> None:

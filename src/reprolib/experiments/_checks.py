@@ -137,6 +137,8 @@ class Check:
             believe it, shown on the scorecard; None for every check we expect to pass. Numbers
             read off the recorded runs are not written into it by hand: it names them as
             ``str.format`` fields (``{gap:.3f}``) of its outcome's ``figures``.
+        small_spots: for a regression check, the overrides of the few ``small`` cells it
+            recomputes beside the smoke grid (None: it recomputes none).
     """
 
     id: str
@@ -147,6 +149,7 @@ class Check:
     description: str
     evaluate: Callable[[CheckContext], Outcome]
     deviation: str | None = None
+    small_spots: Mapping[str, object] | None = None
 
     @property
     def paper(self) -> str:
@@ -242,8 +245,9 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
               and worst[False] <= tolerance_elsewhere)
         counted = f"{compared} cells recomputed, {unmatched} unmatched"
         for scale, count in outdated.items():
+            spots = " --spots" if scale == "small" else ""  # the small grid is compared at spots
             counted += (f", {count} {scale} rows recorded before a registered change of their "
-                        f"mechanism (reprolib rerun {artifact_id} --scale {scale})")
+                        f"mechanism (reprolib rerun {artifact_id} --scale {scale}{spots})")
         others = f"recorded on {', '.join(sorted(elsewhere))}, recomputed on {here}"
         if not elsewhere:
             observed = f"{counted}, max rel. diff {worst[True]:.2e} (on the recording CPU)"
@@ -265,7 +269,7 @@ def regression_check(artifact_id: str, metrics: Sequence[str], *, rtol: float = 
                  description=f"smoke grid{f' and small spot cells ({spots})' if spots else ''} "
                              "recomputed now equals the recorded rows "
                              f"({', '.join(metrics)})",
-                 evaluate=evaluate)
+                 evaluate=evaluate, small_spots=small_spots)
 
 
 def evaluate_checks(checks: Sequence[Check], results_root: Path | None = None,

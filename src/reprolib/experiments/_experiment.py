@@ -217,21 +217,23 @@ def outdated_rows(artifact_id: str, scale: str, results_root: Path | None = None
 
 def rerun_outdated(artifact_id: str, *, scale: str, device: str = "auto", progress: bool = True,
                    results_root: Path | None = None, limit: int | None = None,
-                   changes: Sequence[OutputChange] = OUTPUT_CHANGES) -> int:
+                   changes: Sequence[OutputChange] = OUTPUT_CHANGES,
+                   overrides: Mapping[str, object] | None = None) -> int:
     """Re-run the cells of an artifact's grid whose rows :func:`outdated_rows` lists and put the
     new rows in their place; return how many were re-run (a stored row stamped later than its
     re-run, e.g. by a clock ahead, stays and is not counted).
 
     Cells run in the grid's order, at most ``limit`` of them, each in a scratch store that
     replaces its stored row as soon as it finishes, so an interrupted re-run keeps what it did.
-    Only the cells of the default grid are re-run (rows of overridden settings are left alone).
+    Only the cells of the default grid are re-run (rows of overridden settings are left alone),
+    or with ``overrides`` only those of the grid they make (a regression check's spots).
     ``changes``: the registered changes of code (default: all of them).
     """
     scale = check_scale(scale)
     experiment = get_experiment(artifact_id)
     store = open_store(artifact_id, scale, results_root)
     outdated = set(outdated_rows(artifact_id, scale, results_root, changes)["key"])
-    cells = [cell for cell in experiment.cells(scale, experiment.settings_at(scale))
+    cells = [cell for cell in experiment.cells(scale, experiment.settings_at(scale, overrides))
              if cell.key in outdated][:limit]
     resolved = resolve_device(device)
     replaced = 0
