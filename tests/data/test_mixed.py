@@ -4,7 +4,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reprolib.data import DataError, Dataset, Domain, MixedCoding, MixedDataset, RawTable
+from reprolib.data import (
+    DataBoundsWarning,
+    DataError,
+    Dataset,
+    Domain,
+    MixedCoding,
+    MixedDataset,
+    RawTable,
+)
 
 
 def _table(**overrides) -> RawTable:
@@ -30,9 +38,12 @@ def test_declared_bounds_scale_and_decode_back():
     np.testing.assert_allclose(back["income"].to_numpy(float), table.frame["income"])
 
 
-def test_bounds_read_off_the_data_are_flagged():
-    coding = MixedCoding.fit(_table(), bounds={"age": (0, 100)})
-    assert coding.bounds_from_data and coding.bounds["income"] == (0.0, 2e5)
+def test_bounds_read_off_the_data_are_flagged_and_warned_about():
+    with pytest.warns(DataBoundsWarning, match=r"bounds of \['income'\] are the private data's"):
+        coding = MixedCoding.fit(_table(), bounds={"age": (0, 100)})
+    assert coding.bounds_from_data == ("income",) and coding.bounds["income"] == (0.0, 2e5)
+    with pytest.raises(ValueError, match=r"names \['x'\], which have no bounds"):
+        MixedCoding({}, {"age": (0, 1)}, bounds_from_data=("x",))
 
 
 def test_values_outside_declared_bounds_are_refused_with_the_column_named():
@@ -42,7 +53,7 @@ def test_values_outside_declared_bounds_are_refused_with_the_column_named():
 
 
 def test_unknown_categories_are_refused():
-    coding = MixedCoding.fit(_table())
+    coding = MixedCoding.fit(_table(), bounds={"age": (0, 100), "income": (0, 4e5)})
     with pytest.raises(DataError, match="'colour' has value 'purple'"):
         coding.encode(_table(colour=["purple", "red", "red", "red"]))
 

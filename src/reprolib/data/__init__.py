@@ -29,7 +29,7 @@ from reprolib.data._folktables import (
 )
 from reprolib.data._info import DatasetInfo, DatasetKind
 from reprolib.data._loaders_tables import SDNIST_EXCERPTS, sdnist_discretisation
-from reprolib.data._mixed import MixedCoding, MixedDataset, MixedDomain
+from reprolib.data._mixed import DataBoundsWarning, MixedCoding, MixedDataset, MixedDomain
 from reprolib.data._paths import DATA_DIR_ENV, data_dir, user_cache_dir, verify_file
 from reprolib.data._registry import dataset_info, list_datasets, load_dataset
 
@@ -45,6 +45,7 @@ __all__ = [
     "AcsSchema",
     "ColumnCoding",
     "ColumnKind",
+    "DataBoundsWarning",
     "DataError",
     "Dataset",
     "DatasetInfo",

@@ -3,11 +3,13 @@
 RAP++ (and the other mechanisms that read numbers natively) work on this form. A numerical
 column x with declared bounds [lo, hi] is stored as (x - lo) / (hi - lo); the bounds are part of
 the coding, not of the data, so a coding fitted on public knowledge (a codebook's range) leaks
-nothing, and one fitted on the private data's min and max says so (``bounds_from_data``).
+nothing, and one fitted on the private data's min and max says so (``bounds_from_data``) and
+warns (:class:`DataBoundsWarning`).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -18,7 +20,14 @@ from reprolib.data._containers import RawTable
 from reprolib.data._domain import Dataset, Domain
 from reprolib.data._errors import DataError
 
-__all__ = ["MixedCoding", "MixedDataset", "MixedDomain"]
+__all__ = ["DataBoundsWarning", "MixedCoding", "MixedDataset", "MixedDomain"]
+
+
+class DataBoundsWarning(UserWarning):
+    """A numerical column's bounds were read off the private data. The mechanisms' guarantees
+    assume a coding fixed before the data is seen: one fitted on it is outside them (a record that
+    moves a min or a max rescales every other record), and decoded records reveal the bounds.
+    """
 
 
 @dataclass(frozen=True)
@@ -157,21 +166,26 @@ class MixedCoding:
     Attributes:
         categories: every categorical column's values; code i stands for ``categories[c][i]``.
         bounds: every numerical column's (lo, hi), lo < hi; x is stored as (x - lo) / (hi - lo).
-        bounds_from_data: True when the bounds were read off the private data (non-private, as
-            in RAP++'s public code); False when they were declared from public knowledge.
+        bounds_from_data: the numerical columns whose bounds were read off the private data
+            (non-private, as in RAP++'s public code); empty when every bound was declared from
+            public knowledge.
         clip: clip numbers outside their bounds into them (a declared range as a top-code)
             instead of refusing them.
     """
 
     categories: Mapping[str, tuple]
     bounds: Mapping[str, tuple[float, float]]
-    bounds_from_data: bool = False
+    bounds_from_data: tuple[str, ...] = ()
     clip: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "categories", {str(c): tuple(v) for c, v in self.categories.items()})
         object.__setattr__(self, "bounds", {str(c): (float(lo), float(hi))
                                             for c, (lo, hi) in self.bounds.items()})
+        object.__setattr__(self, "bounds_from_data", tuple(str(c) for c in self.bounds_from_data))
+        unknown = sorted(set(self.bounds_from_data) - set(self.bounds))
+        if unknown:
+            raise ValueError(f"bounds_from_data names {unknown}, which have no bounds")
         for name, (lo, hi) in self.bounds.items():
             if not lo < hi:
                 raise ValueError(f"bounds of {name!r} must satisfy lo < hi, got ({lo}, {hi})")
@@ -185,7 +199,8 @@ class MixedCoding:
             ) -> MixedCoding:
         """The declared ``categories`` (else those seen in ``table``, sorted) and numerical
         ``bounds``; a numerical column without declared bounds takes the data's min and max,
-        and the coding records that (``bounds_from_data``).
+        and the coding records that (``bounds_from_data``) and warns (:class:`DataBoundsWarning`):
+        no mechanism's guarantee then covers the coding, nor the records scaled by it.
         """
         bounds = dict(bounds or {})
         declared = dict(categories or {})
@@ -202,7 +217,14 @@ class MixedCoding:
         coded = {c: tuple(declared[c]) if c in declared else
                  tuple(sorted(table.frame[c].dropna().unique(), key=_sort_key))
                  for c in table.categorical}
-        return cls(coded, {c: bounds[c] for c in table.numerical}, bool(missing), clip)
+        if missing:
+            warnings.warn(DataBoundsWarning(
+                f"the bounds of {missing} are the private data's min and max: the mechanisms' "
+                "privacy guarantees assume a coding fixed without the data, so they do not cover "
+                "this one, and decoded records reveal those values; declare public bounds, "
+                "MixedCoding.fit(table, bounds={column: (lo, hi)})"),
+                stacklevel=2)
+        return cls(coded, {c: bounds[c] for c in table.numerical}, tuple(missing), clip)
 
     @property
     def domain(self) -> MixedDomain:
